@@ -1,0 +1,56 @@
+#include "datasets/reader.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+namespace sparsebench {
+
+Format ParseFormat(std::string_view name) {
+  if (name == "xmc") return Format::kXmc;
+  if (name == "libsvm") return Format::kLibsvm;
+  if (name == "csv") return Format::kCsv;
+  if (name == "fasttext") return Format::kFastText;
+  throw std::invalid_argument("unknown format '" + std::string(name) +
+                              "' (known: xmc, libsvm, csv, fasttext)");
+}
+
+std::string_view FormatName(Format format) {
+  switch (format) {
+    case Format::kXmc: return "xmc";
+    case Format::kLibsvm: return "libsvm";
+    case Format::kCsv: return "csv";
+    case Format::kFastText: return "fasttext";
+  }
+  return "?";
+}
+
+Format GuessFormat(std::string_view path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".csv") return Format::kCsv;
+  if (ext == ".ft" || ext == ".fasttext") return Format::kFastText;
+  return Format::kXmc;
+}
+
+bool IsTextFormat(Format format) { return format == Format::kCsv || format == Format::kFastText; }
+
+Dataset ReadDataset(const std::string& path, Format format, const ReadOptions& options) {
+  Dataset data;
+  if (IsTextFormat(format)) {
+    TextReadOptions text;
+    text.num_labels = options.num_labels;
+    text.label_names = options.label_names;
+    data = format == Format::kCsv ? ReadZhangCsv(path, text) : ReadFastTextFile(path, text);
+  } else {
+    SparseReadOptions sparse;
+    sparse.has_header = format == Format::kXmc;
+    sparse.threads = options.threads;
+    sparse.num_features = options.num_features;
+    sparse.num_labels = options.num_labels;
+    data = ReadSparseText(path, sparse);
+  }
+  data.name = std::filesystem::path(path).parent_path().filename().string() + "/" +
+              std::filesystem::path(path).filename().string();
+  return data;
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,34 @@
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <stdexcept>
+
+#include "datasets/data_error.h"
+#include "harness/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"SparseBench: LSH-sparse training against dense baselines, measured the same way"};
+  app.require_subcommand(1);
+  sparsebench::cli::AddDataCommands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  } catch (const sparsebench::DataError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,26 @@
+# Compiler flags shared by every target, collected on one interface library.
+add_library(sparsebench_flags INTERFACE)
+target_compile_options(sparsebench_flags INTERFACE -Wall -Wextra -Wno-unused-parameter)
+target_include_directories(sparsebench_flags INTERFACE ${PROJECT_SOURCE_DIR})
+
+string(TOLOWER "${SPARSEBENCH_ISA}" _isa)
+if(_isa STREQUAL "portable")
+  # Baseline of the target architecture: x86-64 or armv8-a; the compiler's default.
+elseif(_isa STREQUAL "avx2")
+  target_compile_options(sparsebench_flags INTERFACE -mavx2 -mfma -mbmi2)
+elseif(_isa STREQUAL "avx512")
+  target_compile_options(sparsebench_flags INTERFACE -mavx512f -mavx512bw -mavx512vl -mavx512dq -mfma -mbmi2 -mprefer-vector-width=512)
+elseif(_isa STREQUAL "native")
+  target_compile_options(sparsebench_flags INTERFACE -march=native)
+else()
+  message(FATAL_ERROR "SPARSEBENCH_ISA must be portable, avx2, avx512 or native (got '${SPARSEBENCH_ISA}')")
+endif()
+message(STATUS "SparseBench instruction-set level: ${_isa}")
+
+if(SPARSEBENCH_SANITIZE)
+  target_compile_options(sparsebench_flags INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(sparsebench_flags INTERFACE -fsanitize=address,undefined)
+endif()
+
+# The flags and ISA the binaries were built with, recorded in every result's context.
+set(SPARSEBENCH_BUILD_FLAGS "${CMAKE_BUILD_TYPE} ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${CMAKE_BUILD_TYPE}} isa=${_isa}")
