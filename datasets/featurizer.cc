@@ -16,28 +16,35 @@ bool IsWordByte(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
 }
 
-// Calls fn(token) for each token, lowercased into a reused buffer.
+// Calls fn(token) for each token; tokens with capitals are lowercased into `lowered`.
 template <typename Fn>
-void ForEachToken(std::string_view text, std::string& token, Fn&& fn) {
+void ForEachToken(std::string_view text, std::string& lowered, Fn&& fn) {
+  const char* s = text.data();
   const size_t n = text.size();
   size_t i = 0;
   while (i < n) {
-    while (i < n && !IsWordByte(static_cast<unsigned char>(text[i]))) ++i;
+    while (i < n && !IsWordByte(static_cast<unsigned char>(s[i]))) ++i;
     if (i == n) break;
-    token.clear();
+    const size_t begin = i;
+    bool upper = false;
     while (i < n) {
-      const auto c = static_cast<unsigned char>(text[i]);
+      const auto c = static_cast<unsigned char>(s[i]);
       if (IsWordByte(c)) {
-        token.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+        upper |= c >= 'A' && c <= 'Z';
         ++i;
-      } else if (c == '\'' && i + 1 < n && IsWordByte(static_cast<unsigned char>(text[i + 1]))) {
-        token.push_back('\'');
+      } else if (c == '\'' && i + 1 < n && IsWordByte(static_cast<unsigned char>(s[i + 1]))) {
         ++i;
       } else {
         break;
       }
     }
-    fn(std::string_view(token));
+    std::string_view token(s + begin, i - begin);
+    if (upper) {
+      lowered.assign(token);
+      for (char& c : lowered) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+      token = lowered;
+    }
+    fn(token);
   }
 }
 
@@ -57,7 +64,7 @@ void Featurizer::Tokenize(std::string_view text, std::vector<std::string>& token
 }
 
 void Featurizer::Featurize(std::string_view text, FeatureVector& out,
-                           std::vector<uint64_t>& scratch) const {
+                           std::vector<uint32_t>& scratch) const {
   scratch.clear();
   std::string token;
   uint64_t previous = 0;
@@ -106,7 +113,11 @@ void FeaturizeDataset(Dataset& data, const Featurizer& featurizer, int threads) 
     const size_t begin = rows * t / static_cast<size_t>(parts);
     const size_t end = rows * (t + 1) / static_cast<size_t>(parts);
     FeatureVector row;
-    std::vector<uint64_t> scratch;
+    std::vector<uint32_t> scratch;
+    const size_t text_bytes = data.text.offsets[end] - data.text.offsets[begin];
+    local[t].ids.reserve(text_bytes / 3);  // about one unigram or bigram per 3 bytes of text
+    local[t].values.reserve(text_bytes / 3);
+    local_ends[t].reserve(end - begin);
     for (size_t r = begin; r < end; ++r) {
       featurizer.Featurize(data.text.at(r), row, scratch);
       local[t].ids.insert(local[t].ids.end(), row.ids.begin(), row.ids.end());
@@ -114,9 +125,14 @@ void FeaturizeDataset(Dataset& data, const Featurizer& featurizer, int threads) 
       local_ends[t].push_back(local[t].ids.size());
     }
   }
+  size_t total = 0;
+  for (const auto& l : local) total += l.ids.size();
   data.row_offsets.assign(1, 0);
+  data.row_offsets.reserve(rows + 1);
   data.feature_ids.clear();
+  data.feature_ids.reserve(total);
   data.values.clear();
+  data.values.reserve(total);
   for (size_t t = 0; t < local.size(); ++t) {
     const uint64_t base = data.feature_ids.size();
     for (uint64_t end : local_ends[t]) data.row_offsets.push_back(base + end);

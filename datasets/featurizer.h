@@ -33,7 +33,7 @@ class Featurizer {
   // Appends the tokens of `text` to `tokens` (each lowercased), for tests and inspection.
   static void Tokenize(std::string_view text, std::vector<std::string>& tokens);
   // `scratch` is reused between calls to avoid allocation; it holds the token hashes.
-  void Featurize(std::string_view text, FeatureVector& out, std::vector<uint64_t>& scratch) const;
+  void Featurize(std::string_view text, FeatureVector& out, std::vector<uint32_t>& scratch) const;
   std::string Describe() const;
 
  private:

@@ -28,8 +28,8 @@ class XmcStory {
       : shape_(shape),
         seed_(seed),
         topics_((shape.labels + kLabelsPerTopic - 1) / kLabelsPerTopic),
-        topic_zipf_(topics_, 0.9),
-        within_topic_zipf_(kLabelsPerTopic, 1.1),
+        topic_zipf_(topics_, 0.5),
+        within_topic_zipf_(kLabelsPerTopic, 0.6),
         noise_zipf_(shape.features, 1.0) {}
 
   // Appends one row in XMC text; returns its number of features.

@@ -28,7 +28,7 @@ TEST(Featurizer, UnigramsAndBigramsCountedAndNormalised) {
   o.l2_normalize = false;
   Featurizer f(o);
   FeatureVector v;
-  std::vector<uint64_t> scratch;
+  std::vector<uint32_t> scratch;
   f.Featurize("good good food", v, scratch);
   ASSERT_EQ(v.ids.size(), 4u);  // good, food, "good good", "good food"
   float sum = 0;
@@ -48,7 +48,7 @@ TEST(Featurizer, UnigramsAndBigramsCountedAndNormalised) {
 TEST(Featurizer, BigramOrderMatters) {
   Featurizer f(FeaturizerOptions{});
   FeatureVector a, b;
-  std::vector<uint64_t> scratch;
+  std::vector<uint32_t> scratch;
   f.Featurize("not good", a, scratch);
   f.Featurize("good not", b, scratch);
   EXPECT_NE(a.ids, b.ids);
@@ -74,7 +74,7 @@ TEST(Featurizer, DeterministicAcrossThreads) {
 TEST(Featurizer, EmptyTextGivesNoFeatures) {
   Featurizer f(FeaturizerOptions{});
   FeatureVector v;
-  std::vector<uint64_t> scratch;
+  std::vector<uint32_t> scratch;
   f.Featurize("  ,,, !! ", v, scratch);
   EXPECT_TRUE(v.ids.empty());
 }
