@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   CLI::App app{"SparseBench: LSH-sparse training against dense baselines, measured the same way"};
   app.require_subcommand(1);
   sparsebench::cli::AddDataCommands(app);
+  sparsebench::cli::AddTrainCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

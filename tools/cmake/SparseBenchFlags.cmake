@@ -1,6 +1,6 @@
 # Compiler flags shared by every target, collected on one interface library.
 add_library(sparsebench_flags INTERFACE)
-target_compile_options(sparsebench_flags INTERFACE -Wall -Wextra -Wno-unused-parameter)
+target_compile_options(sparsebench_flags INTERFACE -Wall -Wextra -Wno-unused-parameter -fno-math-errno $<$<CXX_COMPILER_ID:GNU>:-Wno-restrict>)
 target_include_directories(sparsebench_flags INTERFACE ${PROJECT_SOURCE_DIR})
 
 string(TOLOWER "${SPARSEBENCH_ISA}" _isa)

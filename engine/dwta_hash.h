@@ -1,0 +1,28 @@
+#pragma once
+
+#include <vector>
+
+#include "engine/hash_family.h"
+
+namespace sparsebench {
+
+// Densified winner-take-all (Chen & Shrivastava): each hash is the position of the largest
+// of `bin_size` randomly chosen coordinates; a bin whose coordinates are all zero (common
+// for ReLU outputs) borrows the hash of another bin along a fixed probe sequence.
+class DwtaHash : public HashFamily {
+ public:
+  explicit DwtaHash(const HashParams& params);
+  uint32_t tables() const override { return params_.tables; }
+  uint32_t dim() const override { return params_.dim; }
+  void Hash(std::span<const float> x, std::span<uint32_t> codes,
+            HashScratch& scratch) const override;
+  std::string Describe() const override;
+
+ private:
+  HashParams params_;
+  uint32_t bits_per_hash_;
+  std::vector<uint32_t> positions_;  // bins x bin_size coordinates
+  std::vector<uint32_t> probes_;     // per bin, the first bin tried when it is empty
+};
+
+}  // namespace sparsebench

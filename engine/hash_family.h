@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sparsebench {
+
+struct HashParams {
+  std::string family = "dwta";  // dwta, srp or fastsrp
+  uint32_t dim = 128;           // length of the hashed vectors
+  uint32_t k = 6;               // hashes per table
+  uint32_t tables = 50;         // L
+  uint32_t bin_size = 8;        // DWTA: coordinates per winner-take-all bin (power of two)
+  uint64_t seed = 1;
+};
+
+// Per-thread buffers a hash family may use, so hashing allocates nothing in the hot loop.
+struct HashScratch {
+  std::vector<float> floats;
+  std::vector<uint32_t> ints;
+};
+
+// Locality-sensitive hash: maps a dense vector to one code per table. Codes are the K
+// concatenated hashes of a table; LshIndex folds them into its bucket range.
+class HashFamily {
+ public:
+  virtual ~HashFamily() = default;
+  virtual uint32_t tables() const = 0;
+  virtual uint32_t dim() const = 0;
+  // codes.size() == tables()
+  virtual void Hash(std::span<const float> x, std::span<uint32_t> codes,
+                    HashScratch& scratch) const = 0;
+  virtual std::string Describe() const = 0;
+};
+
+// Builds the family named by params.family; ConfigError for unknown names or bad sizes.
+std::unique_ptr<HashFamily> MakeHashFamily(const HashParams& params);
+
+}  // namespace sparsebench

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+
+#include "datasets/dataset.h"
+#include "engine/metrics.h"
+#include "engine/network.h"
+#include "engine/neuron_selector.h"
+
+namespace sparsebench {
+
+// Exact top-k over every output neuron: hidden activations for a block of rows, then one
+// sgemm (OpenBLAS) for the block's scores against the whole output layer.
+TopK PredictExact(const Network& network, const Dataset& data, uint32_t k, int threads);
+
+// Top-k among the neurons the selector returns for each row (no label forcing).
+TopK PredictSparse(const Network& network, const NeuronSelector& selector, uint32_t active_target,
+                   const Dataset& data, uint32_t k, int threads);
+
+// Exact top-k of one row, for latency measurements.
+void PredictOne(const Network& network, const SparseRow& row, uint32_t k, std::vector<float>& scratch,
+                uint32_t* ids, float* scores);
+
+}  // namespace sparsebench

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "datasets/dataset.h"
+#include "engine/metrics.h"
+
+namespace sparsebench {
+
+struct TrainOptions {
+  uint32_t batch = 256;
+  float lr = 1e-3f;
+  int threads = 1;
+  uint64_t seed = 1;
+};
+
+struct DataShape {
+  uint32_t features = 0;
+  uint32_t labels = 0;
+};
+
+struct EpochReport {
+  uint64_t samples = 0;
+  double seconds = 0;    // training only; the hook's time is excluded
+  double mean_loss = 0;
+  std::map<std::string, double> details;  // engine-specific figures (phases, active set size)
+};
+
+// Called after every `interval` batches with (batches done, training seconds so far in
+// this epoch); whatever it does (evaluation, progress) is not counted as training time.
+struct BatchHook {
+  uint64_t interval = 0;  // 0 = never
+  std::function<void(uint64_t batches, double train_seconds)> call;
+};
+
+// What every engine offers the harness: our sparse engine and each dense baseline.
+class Learner {
+ public:
+  virtual ~Learner() = default;
+  // The canonical spec string: the engine's identity in results.
+  virtual std::string spec() const = 0;
+  virtual EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) = 0;
+  // Top-k over all outputs (exact), k >= 5.
+  virtual TopK Predict(const Dataset& data, uint32_t k) const = 0;
+  virtual void Save(const std::string& path) const = 0;
+  virtual size_t model_bytes() const = 0;
+  // Free-form facts for the result's context (BLAS backend, thread settings, ...).
+  virtual std::map<std::string, std::string> context() const { return {}; }
+};
+
+}  // namespace sparsebench

@@ -1,0 +1,62 @@
+#include "engine/metrics.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace sparsebench {
+
+Metrics ComputeMetrics(const TopK& predictions, const Dataset& truth) {
+  if (predictions.rows() != truth.rows() || predictions.k < 5) {
+    throw std::invalid_argument("metrics need 5 predictions for every row");
+  }
+  Metrics m;
+  m.rows = truth.rows();
+  bool single_label = true;
+  uint64_t hits1 = 0, hits3 = 0, hits5 = 0;
+  for (size_t r = 0; r < truth.rows(); ++r) {
+    auto labels = truth.labels(r);
+    single_label &= labels.size() == 1;
+    const uint32_t* top = &predictions.ids[r * predictions.k];
+    for (uint32_t i = 0; i < 5; ++i) {
+      if (std::find(labels.begin(), labels.end(), top[i]) == labels.end()) continue;
+      if (i < 1) ++hits1;
+      if (i < 3) ++hits3;
+      ++hits5;
+    }
+  }
+  const auto n = static_cast<double>(std::max<size_t>(truth.rows(), 1));
+  m.p_at_1 = static_cast<double>(hits1) / n;
+  m.p_at_3 = static_cast<double>(hits3) / (3 * n);
+  m.p_at_5 = static_cast<double>(hits5) / (5 * n);
+  if (single_label) m.accuracy = m.p_at_1;
+  return m;
+}
+
+void SelectTopK(std::span<const float> scores, std::span<const uint32_t> ids, uint32_t k,
+                uint32_t* out_ids, float* out_scores) {
+  assert(ids.empty() || ids.size() == scores.size());
+  // A small sorted buffer beats a heap for k <= 10 and a full sort for wide layers.
+  uint32_t filled = 0;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    const float s = scores[i];
+    if (filled == k && !(s > out_scores[k - 1])) continue;
+    const uint32_t id = ids.empty() ? static_cast<uint32_t>(i) : ids[i];
+    uint32_t pos = filled < k ? filled++ : k - 1;
+    while (pos > 0 && out_scores[pos - 1] < s) {
+      out_scores[pos] = out_scores[pos - 1];
+      out_ids[pos] = out_ids[pos - 1];
+      --pos;
+    }
+    out_scores[pos] = s;
+    out_ids[pos] = id;
+  }
+  for (; filled < k; ++filled) {
+    out_ids[filled] = std::numeric_limits<uint32_t>::max();
+    out_scores[filled] = -std::numeric_limits<float>::infinity();
+  }
+}
+
+}  // namespace sparsebench

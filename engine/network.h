@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "datasets/dataset.h"
+#include "engine/neuron_selector.h"
+#include "engine/parameters.h"
+
+namespace sparsebench {
+
+struct NetworkShape {
+  uint32_t input_dim = 0;
+  uint32_t hidden_dim = 128;
+  uint32_t output_dim = 0;
+};
+
+// Sparse input -> dense hidden layer (ReLU) -> output layer (softmax) whose active neurons
+// are chosen per input by a NeuronSelector. Weights are shared by all threads.
+struct Network {
+  NetworkShape shape;
+  Parameters input;   // rows: input features; bias: hidden units
+  Parameters output;  // rows and bias: output neurons
+
+  Network() = default;
+  Network(const NetworkShape& shape, uint64_t seed);
+  size_t bytes() const { return input.bytes() + output.bytes(); }
+  // hidden = ReLU(input.bias + sum_f value_f * input.row(f)).
+  void Hidden(std::span<const uint32_t> features, std::span<const float> values, float* hidden) const;
+  float Logit(uint32_t neuron, const float* hidden) const;
+};
+
+}  // namespace sparsebench

@@ -1,0 +1,36 @@
+#include "engine/neuron_selector.h"
+
+#include <algorithm>
+
+#include "engine/engine_error.h"
+#include "engine/selectors.h"
+
+namespace sparsebench {
+
+uint32_t SelectorScratch::Begin(uint32_t rows) {
+  if (stamp.size() != rows || epoch == ~0u) {
+    stamp.assign(rows, 0);
+    epoch = 0;
+  }
+  return ++epoch;
+}
+
+void PadWithRandom(uint32_t rows, uint32_t target, uint32_t stamp, SelectorScratch& scratch,
+                   Rng& rng, std::vector<uint32_t>& active) {
+  target = std::min(target, rows);
+  // Rejection sampling; bounded because target <= rows and most draws hit when target << rows.
+  for (uint64_t tries = 0; active.size() < target && tries < 64ull * target; ++tries) {
+    const uint32_t id = rng.Below(rows);
+    if (scratch.stamp[id] == stamp) continue;
+    scratch.stamp[id] = stamp;
+    active.push_back(id);
+  }
+}
+
+std::unique_ptr<NeuronSelector> MakeNeuronSelector(const SelectorParams& params, uint32_t rows) {
+  if (params.kind == "lsh") return MakeLshSelector(params, rows);
+  if (params.kind == "random") return MakeRandomSelector(params, rows);
+  throw ConfigError("unknown neuron selector '" + params.kind + "' (known: lsh, random)");
+}
+
+}  // namespace sparsebench

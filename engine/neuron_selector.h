@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "datasets/random.h"
+#include "engine/hash_family.h"
+
+namespace sparsebench {
+
+struct SelectorParams {
+  std::string kind = "lsh";        // lsh or random
+  HashParams hash;                 // for lsh
+  uint32_t range_bits = 0;         // buckets per table = 2^range_bits; 0 picks rows / 4
+  uint32_t capacity = 64;          // bucket capacity (reservoir)
+  bool top_frequency = false;      // keep the neurons found in most tables, not the first found
+  bool pad_random = false;         // fill a short active set with random neurons up to target
+};
+
+// Per-thread state for Select: membership stamps sized by the layer, reused across calls.
+struct SelectorScratch {
+  std::vector<uint32_t> stamp;
+  uint32_t epoch = 0;
+  std::vector<uint32_t> codes;
+  std::vector<uint32_t> counts;
+  HashScratch hash;
+
+  // Starts a new selection over `rows` neurons; returns the stamp that marks members.
+  uint32_t Begin(uint32_t rows);
+};
+
+// Chooses the active neurons of a sparse layer for one input.
+class NeuronSelector {
+ public:
+  virtual ~NeuronSelector() = default;
+  // Re-indexes the layer from its weight rows (rows x dim, row-major).
+  virtual void Rebuild(const float* weights, uint32_t rows, uint32_t dim, int threads) = 0;
+  // Draws new hash functions (no-op for samplers without any).
+  virtual void Rehash(uint64_t seed) = 0;
+  // Writes the forced ids (always all of them), then others up to `target` in total.
+  virtual void Select(std::span<const float> input, std::span<const uint32_t> forced,
+                      uint32_t target, SelectorScratch& scratch, Rng& rng,
+                      std::vector<uint32_t>& active) const = 0;
+  virtual std::string Describe() const = 0;
+  virtual size_t bytes() const = 0;
+};
+
+std::unique_ptr<NeuronSelector> MakeNeuronSelector(const SelectorParams& params, uint32_t rows);
+
+}  // namespace sparsebench

@@ -1,0 +1,63 @@
+#include "engine/parameters.h"
+
+#include <cmath>
+
+#include "datasets/random.h"
+
+namespace sparsebench {
+
+Parameters::Parameters(uint32_t rows_, uint32_t dim_, size_t bias_size)
+    : rows(rows_),
+      dim(dim_),
+      w(size_t{rows_} * dim_, 0.0f),
+      m(size_t{rows_} * dim_, 0.0f),
+      v(size_t{rows_} * dim_, 0.0f),
+      bias(bias_size, 0.0f),
+      bias_m(bias_size, 0.0f),
+      bias_v(bias_size, 0.0f) {}
+
+size_t Parameters::bytes() const { return (w.size() * 3 + bias.size() * 3) * sizeof(float); }
+
+void Parameters::ResetOptimizer() {
+  m.assign(w.size(), 0.0f);
+  v.assign(w.size(), 0.0f);
+  bias_m.assign(bias.size(), 0.0f);
+  bias_v.assign(bias.size(), 0.0f);
+}
+
+void Parameters::Initialize(uint64_t seed, double fan_in, double fan_out) {
+  const double stddev = std::sqrt(2.0 / (fan_in + fan_out));
+  Rng rng(seed);
+  for (size_t i = 0; i < w.size(); i += 2) {
+    const double u1 = 1.0 - rng.Uniform(), u2 = rng.Uniform();
+    const double radius = stddev * std::sqrt(-2.0 * std::log(u1));
+    w[i] = static_cast<float>(radius * std::cos(6.283185307179586 * u2));
+    if (i + 1 < w.size()) w[i + 1] = static_cast<float>(radius * std::sin(6.283185307179586 * u2));
+  }
+  std::fill(bias.begin(), bias.end(), 0.0f);
+  ResetOptimizer();
+}
+
+AdamStep::AdamStep(const AdamConfig& config, uint64_t step)
+    : step_size(static_cast<float>(config.lr / (1.0 - std::pow(config.beta1, step)))),
+      inv_sqrt_correction2(static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(config.beta2, step)))),
+      beta1(config.beta1),
+      beta2(config.beta2),
+      epsilon(config.epsilon) {}
+
+void AdamStep::Apply(const float* __restrict grad, float* __restrict w, float* __restrict m,
+                     float* __restrict v, size_t n) const {
+  const float b1 = beta1, b2 = beta2, c1 = 1.0f - beta1, c2 = 1.0f - beta2;
+  const float lr = step_size, correction = inv_sqrt_correction2, eps = epsilon;
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) {
+    const float g = grad[i];
+    const float mi = b1 * m[i] + c1 * g;
+    const float vi = b2 * v[i] + c2 * g * g;
+    m[i] = mi;
+    v[i] = vi;
+    w[i] -= lr * mi / (std::sqrt(vi) * correction + eps);
+  }
+}
+
+}  // namespace sparsebench

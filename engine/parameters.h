@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstdint>
+
+#include "engine/aligned.h"
+
+namespace sparsebench {
+
+// A weight matrix stored as `rows` rows of `dim` floats, a bias vector, and Adam's first and
+// second moments for both. The input layer has one row per input feature and a bias per
+// hidden unit; the output layer one row and one bias per output neuron.
+struct Parameters {
+  uint32_t rows = 0;
+  uint32_t dim = 0;
+  FloatVector w, m, v;
+  FloatVector bias, bias_m, bias_v;
+
+  Parameters() = default;
+  Parameters(uint32_t rows, uint32_t dim, size_t bias_size);
+  const float* row(uint32_t r) const { return w.data() + size_t{r} * dim; }
+  float* row(uint32_t r) { return w.data() + size_t{r} * dim; }
+  size_t bytes() const;
+  // Zero moments (sized to the weights), e.g. after loading weights from a file.
+  void ResetOptimizer();
+  // Glorot-normal weights from a seed, zero biases and moments.
+  void Initialize(uint64_t seed, double fan_in, double fan_out);
+};
+
+struct AdamConfig {
+  float lr = 1e-3f;
+  float beta1 = 0.9f;
+  float beta2 = 0.999f;
+  float epsilon = 1e-8f;
+};
+
+// Adam with bias correction, in PyTorch's form, for a row of `n` weights; `step` >= 1:
+// w -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + epsilon).
+struct AdamStep {
+  float step_size;
+  float inv_sqrt_correction2;
+  float beta1, beta2, epsilon;
+  AdamStep(const AdamConfig& config, uint64_t step);
+  void Apply(const float* grad, float* w, float* m, float* v, size_t n) const;
+};
+
+}  // namespace sparsebench

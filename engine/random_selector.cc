@@ -1,0 +1,35 @@
+// The control: active neurons are the forced ones plus a uniform random sample.
+#include "engine/selectors.h"
+
+namespace sparsebench {
+namespace {
+
+class RandomSelector : public NeuronSelector {
+ public:
+  explicit RandomSelector(uint32_t rows) : rows_(rows) {}
+  void Rebuild(const float*, uint32_t, uint32_t, int) override {}
+  void Rehash(uint64_t) override {}
+  void Select(std::span<const float>, std::span<const uint32_t> forced, uint32_t target,
+              SelectorScratch& scratch, Rng& rng, std::vector<uint32_t>& active) const override {
+    const uint32_t stamp = scratch.Begin(rows_);
+    active.clear();
+    for (uint32_t id : forced) {
+      scratch.stamp[id] = stamp;
+      active.push_back(id);
+    }
+    PadWithRandom(rows_, target, stamp, scratch, rng, active);
+  }
+  std::string Describe() const override { return "random"; }
+  size_t bytes() const override { return 0; }
+
+ private:
+  uint32_t rows_;
+};
+
+}  // namespace
+
+std::unique_ptr<NeuronSelector> MakeRandomSelector(const SelectorParams&, uint32_t rows) {
+  return std::make_unique<RandomSelector>(rows);
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,17 @@
+#pragma once
+
+// The selector variants behind NeuronSelector, built by MakeNeuronSelector.
+#include <memory>
+
+#include "engine/neuron_selector.h"
+
+namespace sparsebench {
+
+std::unique_ptr<NeuronSelector> MakeLshSelector(const SelectorParams& params, uint32_t rows);
+std::unique_ptr<NeuronSelector> MakeRandomSelector(const SelectorParams& params, uint32_t rows);
+
+// Appends random ids not yet stamped until active holds `target` (or every row).
+void PadWithRandom(uint32_t rows, uint32_t target, uint32_t stamp, SelectorScratch& scratch,
+                   Rng& rng, std::vector<uint32_t>& active);
+
+}  // namespace sparsebench

@@ -1,0 +1,152 @@
+#include "engine/sparse_learner.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/engine_error.h"
+#include "engine/inference.h"
+#include "engine/model_io.h"
+#include "engine/spec.h"
+
+namespace sparsebench {
+
+SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape) {
+  Spec spec = Spec::Parse(text);
+  if (spec.family() != "sparse") throw ConfigError("not a sparse engine spec: " + text);
+  SparseConfig c;
+  c.hidden = static_cast<uint32_t>(spec.Int("hidden", 128, 1, 1 << 16));
+  c.out_sparsity = spec.Double("out_sparsity", shape.labels <= 1024 ? 1.0 : 0.005, 1e-7, 1.0);
+  const std::string hash = spec.String("hash", "dwta");
+  c.selector.kind = hash == "random" ? "random" : "lsh";
+  c.selector.hash.family = hash == "random" ? "dwta" : hash;
+  c.selector.hash.dim = c.hidden;
+  c.selector.hash.k = static_cast<uint32_t>(spec.Int("k", hash == "dwta" ? 6 : 12, 1, 32));
+  c.selector.hash.tables = static_cast<uint32_t>(spec.Int("l", 50, 1, 4096));
+  c.selector.hash.bin_size = static_cast<uint32_t>(spec.Int("bin", 8, 2, 1024));
+  c.selector.range_bits = static_cast<uint32_t>(spec.Int("range", 0, 0, 28));
+  c.selector.capacity = static_cast<uint32_t>(spec.Int("cap", 64, 1, 1 << 20));
+  const std::string select = spec.String("select", "union");
+  if (select != "union" && select != "topfreq") throw ConfigError("select must be union or topfreq");
+  c.selector.top_frequency = select == "topfreq";
+  const std::string pad = spec.String("pad", "none");
+  if (pad != "none" && pad != "random") throw ConfigError("pad must be none or random");
+  c.selector.pad_random = pad == "random";
+  c.rebuild.first = static_cast<uint32_t>(spec.Int("rebuild", 50, 1, 1 << 30));
+  c.rebuild.growth = spec.Double("growth", 1.5, 1.0, 10.0);
+  c.rebuild.max_gap = static_cast<uint32_t>(spec.Int("max_gap", 1000, 1, 1 << 30));
+  c.rebuild.rehash = static_cast<uint32_t>(spec.Int("rehash", 0, 0, 1 << 30));
+  spec.Finish();
+  if (!std::has_single_bit(c.selector.hash.bin_size)) throw ConfigError("bin must be a power of two");
+  return c;
+}
+
+std::string SparseConfig::Canonical() const {
+  std::string s = "sparse:hidden=" + std::to_string(hidden);
+  char sparsity[32];
+  std::snprintf(sparsity, sizeof sparsity, "%g", out_sparsity);
+  s += std::string(",out_sparsity=") + sparsity;
+  if (out_sparsity >= 1.0) return s;
+  const HashParams& h = selector.hash;
+  s += ",hash=" + (selector.kind == "random" ? std::string("random") : h.family);
+  if (selector.kind == "lsh") {
+    s += ",k=" + std::to_string(h.k) + ",l=" + std::to_string(h.tables);
+    if (h.family == "dwta") s += ",bin=" + std::to_string(h.bin_size);
+    s += ",range=" + std::to_string(selector.range_bits) + ",cap=" + std::to_string(selector.capacity);
+    s += std::string(",select=") + (selector.top_frequency ? "topfreq" : "union");
+  }
+  s += std::string(",pad=") + (selector.pad_random ? "random" : "none");
+  if (selector.kind == "lsh") {
+    char growth[32];
+    std::snprintf(growth, sizeof growth, "%g", rebuild.growth);
+    s += ",rebuild=" + std::to_string(rebuild.first) + ",growth=" + growth +
+         ",max_gap=" + std::to_string(rebuild.max_gap) + ",rehash=" + std::to_string(rebuild.rehash);
+  }
+  return s;
+}
+
+uint32_t SparseConfig::ActiveTarget(uint32_t outputs) const {
+  if (out_sparsity >= 1.0) return outputs;
+  return static_cast<uint32_t>(std::max(1.0, std::ceil(out_sparsity * outputs)));
+}
+
+SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
+                             const TrainOptions& options)
+    : config_(config),
+      options_(options),
+      network_(NetworkShape{shape.features, config.hidden, shape.labels}, options.seed) {
+  if (shape.features == 0 || shape.labels == 0) throw ConfigError("the training data has no features or labels");
+  config_.selector.hash.seed = MixSeed(options.seed, 0x15b);
+  if (config_.ActiveTarget(shape.labels) < shape.labels) {
+    selector_ = MakeNeuronSelector(config_.selector, shape.labels);
+    // Resolve "auto" settings so the canonical spec names what actually ran.
+    if (config_.selector.range_bits == 0) {
+      config_.selector.range_bits = std::clamp<uint32_t>(std::bit_width(std::max(shape.labels / 4, 1u)), 4, 24);
+      selector_ = MakeNeuronSelector(config_.selector, shape.labels);
+    }
+  }
+  MakeTrainer();
+}
+
+SparseLearner::SparseLearner(const std::string& model_path, const TrainOptions& options)
+    : options_(options) {
+  SavedModel saved = LoadModel(model_path);
+  network_ = std::move(saved.network);
+  const DataShape shape{network_.shape.input_dim, network_.shape.output_dim};
+  config_ = SparseConfig::Parse(saved.spec, shape);
+  network_.input.ResetOptimizer();
+  network_.output.ResetOptimizer();
+  config_.selector.hash.seed = MixSeed(options.seed, 0x15b);
+  if (config_.ActiveTarget(shape.labels) < shape.labels) {
+    selector_ = MakeNeuronSelector(config_.selector, shape.labels);
+  }
+  MakeTrainer();
+}
+
+SparseLearner::~SparseLearner() = default;
+
+void SparseLearner::MakeTrainer() {
+  TrainerConfig tc;
+  tc.batch = options_.batch;
+  tc.adam.lr = options_.lr;
+  tc.threads = options_.threads;
+  tc.seed = options_.seed;
+  tc.active_target = selector_ ? config_.ActiveTarget(network_.shape.output_dim) : 0;
+  tc.rebuild = config_.rebuild;
+  trainer_ = std::make_unique<Trainer>(network_, selector_.get(), tc);
+}
+
+EpochReport SparseLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
+  if (train.num_features > network_.shape.input_dim || train.num_labels > network_.shape.output_dim) {
+    throw ConfigError("training data is larger than the network (features or labels)");
+  }
+  EpochStats stats = trainer_->TrainEpoch(train, [&](uint64_t batches, double seconds) {
+    if (hook.interval != 0 && batches % hook.interval == 0 && hook.call) hook.call(batches, seconds);
+  });
+  EpochReport report;
+  report.samples = stats.samples;
+  report.seconds = stats.seconds;
+  report.mean_loss = stats.mean_loss;
+  report.details["mean_active"] = stats.mean_active;
+  report.details["seconds_samples"] = stats.phases.samples;
+  report.details["seconds_update"] = stats.phases.update;
+  report.details["seconds_rebuild"] = stats.phases.rebuild;
+  return report;
+}
+
+TopK SparseLearner::Predict(const Dataset& data, uint32_t k) const {
+  return PredictExact(network_, data, k, options_.threads);
+}
+
+TopK SparseLearner::PredictWithSelector(const Dataset& data, uint32_t k) const {
+  if (!selector_) return Predict(data, k);
+  return PredictSparse(network_, *selector_, config_.ActiveTarget(network_.shape.output_dim), data, k,
+                       options_.threads);
+}
+
+void SparseLearner::Save(const std::string& path) const {
+  SaveModel(path, spec(), {}, network_);
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/learner.h"
+#include "engine/network.h"
+#include "engine/neuron_selector.h"
+#include "engine/trainer.h"
+
+namespace sparsebench {
+
+// Everything a "sparse:..." spec string sets. Parse fills defaults that depend on the data
+// (output sparsity) and Canonical prints every setting, so the string is the identity.
+struct SparseConfig {
+  uint32_t hidden = 128;
+  double out_sparsity = -1;  // < 0: 1.0 for up to 1024 labels, else 0.005
+  SelectorParams selector;
+  RebuildSchedule rebuild;
+
+  static SparseConfig Parse(const std::string& spec, const DataShape& shape);
+  std::string Canonical() const;
+  uint32_t ActiveTarget(uint32_t outputs) const;
+};
+
+// The LSH-sparse engine behind the Learner interface.
+class SparseLearner : public Learner {
+ public:
+  SparseLearner(const SparseConfig& config, const DataShape& shape, const TrainOptions& options);
+  // A trained model from a file: predicts, and can go on training (with fresh optimizer state).
+  SparseLearner(const std::string& model_path, const TrainOptions& options);
+  ~SparseLearner() override;
+
+  std::string spec() const override { return config_.Canonical(); }
+  EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
+  TopK Predict(const Dataset& data, uint32_t k) const override;
+  TopK PredictWithSelector(const Dataset& data, uint32_t k) const;
+  void Save(const std::string& path) const override;
+  size_t model_bytes() const override { return network_.bytes(); }
+  const Network& network() const { return network_; }
+  Network& mutable_network() { return network_; }
+
+ private:
+  void MakeTrainer();
+
+  SparseConfig config_;
+  TrainOptions options_;
+  Network network_;
+  std::unique_ptr<NeuronSelector> selector_;
+  std::unique_ptr<Trainer> trainer_;
+};
+
+}  // namespace sparsebench

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace sparsebench {
+
+// "family:key=value,key=value" as used by --engine; keys are checked by whoever consumes them.
+class Spec {
+ public:
+  static Spec Parse(std::string_view text);  // throws ConfigError
+
+  const std::string& family() const { return family_; }
+  // Typed getters remove the key they read; Finish() then rejects any key nobody asked for.
+  std::string String(const std::string& key, const std::string& fallback);
+  double Double(const std::string& key, double fallback, double min, double max);
+  int64_t Int(const std::string& key, int64_t fallback, int64_t min, int64_t max);
+  void Finish() const;
+
+ private:
+  std::string family_;
+  std::map<std::string, std::string, std::less<>> values_;
+};
+
+}  // namespace sparsebench

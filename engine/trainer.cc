@@ -1,0 +1,163 @@
+#include "engine/trainer.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "datasets/random.h"
+#include "engine/sample_pass.h"
+#include "engine/vector_ops.h"
+
+namespace sparsebench {
+
+// A thread's workspace (fastText's Model::State): sized by the layers, never by the batch.
+struct Trainer::ThreadState {
+  std::vector<uint32_t> active;
+  std::vector<float> output_grads;
+  SelectorScratch selector;
+  std::vector<Contribution> output_contributions;
+  std::vector<Contribution> input_contributions;
+  double loss = 0;
+  uint64_t active_total = 0;
+  uint64_t samples = 0;
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+Trainer::Trainer(Network& network, NeuronSelector* selector, const TrainerConfig& config)
+    : net_(network),
+      selector_(selector),
+      config_(config),
+      dense_(selector == nullptr || config.active_target == 0 ||
+             config.active_target >= network.shape.output_dim),
+      next_rebuild_(config.rebuild.first),
+      rebuild_gap_(config.rebuild.first),
+      batch_hidden_(size_t{config.batch} * network.shape.hidden_dim),
+      batch_hidden_grad_(size_t{config.batch} * network.shape.hidden_dim),
+      states_(static_cast<size_t>(std::max(1, config.threads))),
+      output_grads_(network.shape.output_dim),
+      input_grads_(network.shape.input_dim) {
+  assert(config.batch > 0);
+  if (dense_) {
+    all_outputs_.resize(network.shape.output_dim);
+    std::iota(all_outputs_.begin(), all_outputs_.end(), 0u);
+  } else {
+    Rebuild();
+  }
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::BeginEpoch(const Dataset& data) {
+  ++epoch_;
+  order_ = SeededPermutation(data.rows(), MixSeed(config_.seed, epoch_));
+}
+
+void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochStats& stats) {
+  const auto start = Clock::now();
+  const int threads = static_cast<int>(states_.size());
+  const auto count = static_cast<int64_t>(end - begin);
+#pragma omp parallel num_threads(threads)
+  {
+    ThreadState& state = states_[static_cast<size_t>(omp_get_thread_num())];
+    state.output_contributions.clear();
+    state.input_contributions.clear();
+    // Contiguous chunks in thread order keep gradient sums in sample order.
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < count; ++i) {
+      TrainSample(data, order_[begin + static_cast<size_t>(i)], static_cast<uint32_t>(i), state);
+    }
+  }
+  stats.phases.samples += Since(start);
+  const auto update_start = Clock::now();
+  ApplyUpdates(end - begin);
+  stats.phases.update += Since(update_start);
+  for (ThreadState& s : states_) {
+    stats.mean_loss += s.loss;
+    stats.mean_active += static_cast<double>(s.active_total);
+    stats.samples += s.samples;
+    s.loss = 0;
+    s.active_total = s.samples = 0;
+  }
+  MaybeRebuild(stats);
+  stats.seconds = stats.phases.samples + stats.phases.update + stats.phases.rebuild;
+}
+
+void Trainer::TrainSample(const Dataset& data, uint32_t row, uint32_t slot, ThreadState& state) {
+  const SparseRow sample = data.row(row);
+  const uint32_t h_dim = net_.shape.hidden_dim;
+  float* hidden = batch_hidden_.data() + size_t{slot} * h_dim;
+  float* hidden_grad = batch_hidden_grad_.data() + size_t{slot} * h_dim;
+  std::fill(hidden_grad, hidden_grad + h_dim, 0.0f);
+  if (sample.labels.empty()) return;  // nothing to learn from a row without labels
+  net_.Hidden(sample.features, sample.values, hidden);
+
+  std::span<const uint32_t> active = all_outputs_;
+  if (!dense_) {
+    Rng rng(MixSeed(config_.seed, (uint64_t{epoch_} << 40) ^ row));
+    selector_->Select(std::span<const float>(hidden, h_dim), sample.labels, config_.active_target,
+                      state.selector, rng, state.active);
+    active = state.active;
+  }
+  state.loss += ForwardBackward(net_, sample, active, !dense_, hidden, hidden_grad, state.output_grads);
+  for (size_t a = 0; a < active.size(); ++a) {
+    state.output_contributions.push_back({active[a], slot, state.output_grads[a]});
+  }
+  for (size_t i = 0; i < sample.features.size(); ++i) {
+    state.input_contributions.push_back({sample.features[i], slot, sample.values[i]});
+  }
+  state.active_total += active.size();
+  ++state.samples;
+}
+
+void Trainer::ApplyUpdates(size_t batch_size) {
+  const AdamStep step(config_.adam, ++step_);
+  const int threads = static_cast<int>(states_.size());
+  std::vector<const std::vector<Contribution>*> outputs, inputs;
+  for (const ThreadState& s : states_) {
+    outputs.push_back(&s.output_contributions);
+    inputs.push_back(&s.input_contributions);
+  }
+  output_grads_.Group(outputs);
+  output_grads_.ApplyAdam(net_.output, batch_hidden_.data(), /*row_bias=*/true, step, threads);
+  input_grads_.Group(inputs);
+  input_grads_.ApplyAdam(net_.input, batch_hidden_grad_.data(), /*row_bias=*/false, step, threads);
+  // The hidden bias's gradient, summed in sample order.
+  const uint32_t h_dim = net_.shape.hidden_dim;
+  FloatVector bias_grad(h_dim, 0.0f);
+  for (size_t slot = 0; slot < batch_size; ++slot) {
+    Axpy(1.0f, batch_hidden_grad_.data() + slot * h_dim, bias_grad.data(), h_dim);
+  }
+  step.Apply(bias_grad.data(), net_.input.bias.data(), net_.input.bias_m.data(),
+             net_.input.bias_v.data(), h_dim);
+}
+
+void Trainer::MaybeRebuild(EpochStats& stats) {
+  if (dense_ || step_ < next_rebuild_) return;
+  const auto start = Clock::now();
+  const RebuildSchedule& s = config_.rebuild;
+  if (s.rehash > 0 && step_ % s.rehash == 0) selector_->Rehash(MixSeed(config_.seed, step_));
+  Rebuild();
+  rebuild_gap_ = std::min<double>(rebuild_gap_ * std::max(1.0, s.growth), std::max(1u, s.max_gap));
+  next_rebuild_ = step_ + static_cast<uint64_t>(std::max(1.0, rebuild_gap_));
+  stats.phases.rebuild += Since(start);
+}
+
+void Trainer::Rebuild() {
+  selector_->Rebuild(net_.output.w.data(), net_.shape.output_dim, net_.shape.hidden_dim,
+                     static_cast<int>(states_.size()));
+}
+
+}  // namespace sparsebench

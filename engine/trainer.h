@@ -1,0 +1,112 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "datasets/dataset.h"
+#include "engine/network.h"
+#include "engine/neuron_selector.h"
+#include "engine/row_gradients.h"
+
+namespace sparsebench {
+
+// When hash tables are rebuilt from the current weights: first after `first` batches, then
+// at gaps that grow by `growth` (SLIDE) up to `max_gap`; growth 1 gives BOLT's fixed gap.
+// Every `rehash` batches (0 = never) the hash functions are drawn anew first.
+struct RebuildSchedule {
+  uint32_t first = 50;
+  double growth = 1.5;
+  uint32_t max_gap = 1000;
+  uint32_t rehash = 0;
+};
+
+struct TrainerConfig {
+  uint32_t batch = 256;
+  AdamConfig adam;
+  int threads = 1;
+  uint64_t seed = 1;
+  uint32_t active_target = 0;  // output neurons per sample; 0 or >= output_dim means dense
+  RebuildSchedule rebuild;
+};
+
+// Seconds spent in each phase, for profiles and the closing notes.
+struct PhaseTimes {
+  double samples = 0;   // forward, selection and backward of every sample
+  double update = 0;    // grouping gradients by row and the sparse Adam step
+  double rebuild = 0;   // hashing weights and rebuilding tables
+};
+
+struct EpochStats {
+  uint32_t epoch = 0;
+  uint64_t samples = 0;
+  double seconds = 0;
+  double mean_loss = 0;
+  double mean_active = 0;  // output neurons per sample
+  PhaseTimes phases;
+};
+
+// Mini-batch training: each batch's samples are split across threads that read the shared
+// weights without locks and write only their own workspace; gradients are then applied per
+// batch by a parallel sparse Adam over the rows that received them. Every random choice is
+// seeded by (seed, epoch, sample), so results do not depend on the thread count.
+class Trainer {
+ public:
+  // `selector` may be null when the output layer is dense.
+  Trainer(Network& network, NeuronSelector* selector, const TrainerConfig& config);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // One pass over `data` in a seeded order; calls on_batch(batches_done, training_seconds)
+  // after each batch (for progress and periodic evaluation; its time is not counted).
+  template <typename OnBatch>
+  EpochStats TrainEpoch(const Dataset& data, OnBatch&& on_batch);
+  EpochStats TrainEpoch(const Dataset& data) {
+    return TrainEpoch(data, [](uint64_t, double) {});
+  }
+  uint64_t steps() const { return step_; }
+  bool dense() const { return dense_; }
+
+  struct ThreadState;
+
+ private:
+  void BeginEpoch(const Dataset& data);
+  void TrainBatch(const Dataset& data, size_t begin, size_t end, EpochStats& stats);
+  void TrainSample(const Dataset& data, uint32_t row, uint32_t slot, ThreadState& state);
+  void ApplyUpdates(size_t batch_size);
+  void MaybeRebuild(EpochStats& stats);
+  void Rebuild();
+
+  Network& net_;
+  NeuronSelector* selector_;
+  TrainerConfig config_;
+  bool dense_;
+  uint32_t epoch_ = 0;
+  uint64_t step_ = 0;
+  uint64_t next_rebuild_;
+  double rebuild_gap_;
+  std::vector<uint32_t> order_;
+  std::vector<uint32_t> all_outputs_;
+  FloatVector batch_hidden_, batch_hidden_grad_;
+  std::vector<ThreadState> states_;
+  RowGradients output_grads_, input_grads_;
+};
+
+template <typename OnBatch>
+EpochStats Trainer::TrainEpoch(const Dataset& data, OnBatch&& on_batch) {
+  BeginEpoch(data);
+  EpochStats stats;
+  stats.epoch = epoch_;
+  uint64_t done = 0;
+  for (size_t begin = 0; begin < data.rows(); begin += config_.batch) {
+    TrainBatch(data, begin, std::min(data.rows(), begin + config_.batch), stats);
+    on_batch(++done, stats.seconds);
+  }
+  if (stats.samples > 0) {
+    stats.mean_loss /= static_cast<double>(stats.samples);
+    stats.mean_active /= static_cast<double>(stats.samples);
+  }
+  return stats;
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstddef>
+
+// Small dense kernels; the compiler vectorises them for the ISA chosen by SPARSEBENCH_ISA.
+namespace sparsebench {
+
+inline float Dot(const float* __restrict a, const float* __restrict b, size_t n) {
+  float sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (size_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+// y += alpha * x
+inline void Axpy(float alpha, const float* __restrict x, float* __restrict y, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/learner.h"
+
+namespace sparsebench {
+
+// Builds any engine from its spec string by family ("sparse:...", later the baselines).
+std::unique_ptr<Learner> MakeLearner(const std::string& spec, const DataShape& shape,
+                                     const TrainOptions& options);
+
+}  // namespace sparsebench
