@@ -1,0 +1,145 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "datasets/random.h"
+#include "engine/engine_error.h"
+#include "engine/hash_family.h"
+
+namespace sparsebench {
+namespace {
+
+std::vector<float> Gaussian(Rng& rng, uint32_t dim) {
+  std::vector<float> v(dim);
+  for (float& x : v) {
+    const double u1 = 1.0 - rng.Uniform(), u2 = rng.Uniform();
+    x = static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2));
+  }
+  return v;
+}
+
+// A random vector at exactly `angle` to x: x cos + (unit orthogonal direction) sin, scaled.
+std::vector<float> AtAngle(const std::vector<float>& x, double angle, Rng& rng) {
+  std::vector<float> r = Gaussian(rng, static_cast<uint32_t>(x.size()));
+  double xx = 0, xr = 0;
+  for (size_t i = 0; i < x.size(); ++i) xx += x[i] * x[i], xr += x[i] * r[i];
+  double rr = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    r[i] -= static_cast<float>(xr / xx * x[i]);
+    rr += r[i] * r[i];
+  }
+  std::vector<float> y(x.size());
+  const double nx = std::sqrt(xx), nr = std::sqrt(rr);
+  for (size_t i = 0; i < x.size(); ++i) {
+    y[i] = static_cast<float>(std::cos(angle) * x[i] / nx + std::sin(angle) * r[i] / nr);
+  }
+  return y;
+}
+
+// Fraction of single-bit hashes (k = 1) on which pairs at `angle` agree.
+double BitAgreement(const std::string& family, double angle) {
+  HashParams p;
+  p.family = family;
+  p.dim = 128;
+  p.k = 1;
+  p.tables = 256;
+  p.seed = 7;
+  auto hash = MakeHashFamily(p);
+  Rng rng(99);
+  HashScratch scratch;
+  std::vector<uint32_t> a(p.tables), b(p.tables);
+  uint64_t agree = 0, total = 0;
+  for (int pair = 0; pair < 400; ++pair) {
+    std::vector<float> x = Gaussian(rng, p.dim);
+    std::vector<float> y = AtAngle(x, angle, rng);
+    hash->Hash(x, a, scratch);
+    hash->Hash(y, b, scratch);
+    for (uint32_t t = 0; t < p.tables; ++t) agree += a[t] == b[t];
+    total += p.tables;
+  }
+  return static_cast<double>(agree) / static_cast<double>(total);
+}
+
+// 102,400 bit comparisons per angle: the binomial standard error is below 0.0016, so a
+// tolerance of 0.01 is over six standard errors.
+TEST(Srp, CollisionRateIsOneMinusAngleOverPi) {
+  for (double angle : {std::numbers::pi / 6, std::numbers::pi / 3, std::numbers::pi / 2, 2 * std::numbers::pi / 3}) {
+    EXPECT_NEAR(BitAgreement("srp", angle), 1.0 - angle / std::numbers::pi, 0.01) << angle;
+  }
+}
+
+// The Hadamard variant uses structured, not independent, projections: a looser 0.02.
+TEST(FastSrp, CollisionRateIsOneMinusAngleOverPi) {
+  for (double angle : {std::numbers::pi / 6, std::numbers::pi / 3, std::numbers::pi / 2, 2 * std::numbers::pi / 3}) {
+    EXPECT_NEAR(BitAgreement("fastsrp", angle), 1.0 - angle / std::numbers::pi, 0.02) << angle;
+  }
+}
+
+std::vector<float> SparseRelu(Rng& rng, uint32_t dim, double density) {
+  std::vector<float> v(dim, 0.0f);
+  for (float& x : v) {
+    if (rng.Bernoulli(density)) x = static_cast<float>(rng.Uniform() + 0.01);
+  }
+  return v;
+}
+
+TEST(Dwta, EqualVectorsAlwaysCollideRandomOnesRarely) {
+  HashParams p;
+  p.family = "dwta";
+  p.dim = 128;
+  p.k = 6;
+  p.tables = 50;
+  auto hash = MakeHashFamily(p);
+  Rng rng(5);
+  HashScratch scratch;
+  std::vector<uint32_t> a(p.tables), b(p.tables);
+  uint64_t collisions = 0, total = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::vector<float> x = SparseRelu(rng, p.dim, 0.3), y = SparseRelu(rng, p.dim, 0.3);
+    hash->Hash(x, a, scratch);
+    hash->Hash(std::vector<float>(x), b, scratch);
+    EXPECT_EQ(a, b);
+    hash->Hash(y, b, scratch);
+    for (uint32_t t = 0; t < p.tables; ++t) collisions += a[t] == b[t];
+    total += p.tables;
+  }
+  // Six independent 1-in-8 winners must all agree: about 8^-6 by chance, plus densification.
+  EXPECT_LT(static_cast<double>(collisions) / total, 0.01);
+}
+
+TEST(Dwta, SimilarVectorsCollideMoreThanRandomOnes) {
+  HashParams p;
+  p.family = "dwta";
+  p.k = 2;
+  p.tables = 200;
+  auto hash = MakeHashFamily(p);
+  Rng rng(8);
+  HashScratch scratch;
+  std::vector<uint32_t> a(p.tables), b(p.tables), c(p.tables);
+  uint64_t near = 0, far = 0;
+  for (int i = 0; i < 100; ++i) {
+    std::vector<float> x = SparseRelu(rng, p.dim, 0.5), y = x, z = SparseRelu(rng, p.dim, 0.5);
+    for (float& v : y) v *= static_cast<float>(1.0 + 0.05 * rng.Uniform());
+    hash->Hash(x, a, scratch);
+    hash->Hash(y, b, scratch);
+    hash->Hash(z, c, scratch);
+    for (uint32_t t = 0; t < p.tables; ++t) near += a[t] == b[t], far += a[t] == c[t];
+  }
+  EXPECT_GT(near, 3 * far);
+}
+
+TEST(HashFamily, RejectsBadParameters) {
+  HashParams p;
+  p.family = "nope";
+  EXPECT_THROW(MakeHashFamily(p), ConfigError);
+  p.family = "dwta";
+  p.bin_size = 3;
+  EXPECT_THROW(MakeHashFamily(p), ConfigError);
+  p.bin_size = 8;
+  p.k = 11;  // 33 bits
+  EXPECT_THROW(MakeHashFamily(p), ConfigError);
+}
+
+}  // namespace
+}  // namespace sparsebench

@@ -1,0 +1,34 @@
+#include <gtest/gtest.h>
+
+#include "engine/engine_error.h"
+#include "engine/sparse_learner.h"
+#include "engine/spec.h"
+
+namespace sparsebench {
+namespace {
+
+TEST(Spec, CanonicalStringRoundTrips) {
+  const DataShape shape{1000, 50000};
+  SparseConfig c = SparseConfig::Parse("sparse:hash=srp,l=32,hidden=64", shape);
+  EXPECT_EQ(c.hidden, 64u);
+  EXPECT_EQ(c.selector.hash.family, "srp");
+  EXPECT_EQ(c.ActiveTarget(50000), 250u);  // default out_sparsity 0.005 for many labels
+  const std::string canonical = c.Canonical();
+  EXPECT_EQ(SparseConfig::Parse(canonical, shape).Canonical(), canonical);
+  EXPECT_EQ(SparseConfig::Parse("sparse", {1000, 14}).Canonical(), "sparse:hidden=128,out_sparsity=1");
+}
+
+TEST(Spec, RejectsMistakes) {
+  const DataShape shape{10, 10};
+  EXPECT_THROW(SparseConfig::Parse("sparse:hiden=3", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse("sparse:hidden=0", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse("sparse:hidden=abc", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse("sparse:k", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse("sparse:k=1,k=2", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse("sparse:select=best", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse("dense:hidden=3", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse(":x=1", shape), ConfigError);
+}
+
+}  // namespace
+}  // namespace sparsebench
