@@ -1,2 +1,143 @@
+// Engine kernels. Run: build/release/engine/bench/engine_bench
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "datasets/random.h"
+#include "engine/aligned.h"
+#include "engine/hash_family.h"
+#include "engine/network.h"
+#include "engine/neuron_selector.h"
+#include "engine/row_gradients.h"
+#include "engine/sample_pass.h"
+
+namespace sparsebench {
+namespace {
+
+std::vector<float> RandomVector(uint32_t dim, uint64_t seed, bool relu) {
+  Rng rng(seed);
+  std::vector<float> v(dim);
+  for (float& x : v) x = static_cast<float>(rng.Uniform() - (relu ? 0.4 : 0.5));
+  if (relu) {
+    for (float& x : v) x = std::max(x, 0.0f);
+  }
+  return v;
+}
+
+// Hashing one 128-d vector into all L = 50 tables.
+void BM_Hash(benchmark::State& state, const std::string& family, uint32_t k) {
+  HashParams p;
+  p.family = family;
+  p.k = k;
+  p.tables = 50;
+  auto hash = MakeHashFamily(p);
+  HashScratch scratch;
+  std::vector<uint32_t> codes(p.tables);
+  const std::vector<float> x = RandomVector(p.dim, 1, true);
+  for (auto _ : state) {
+    hash->Hash(x, codes, scratch);
+    benchmark::DoNotOptimize(codes.data());
+  }
+}
+BENCHMARK_CAPTURE(BM_Hash, dwta, std::string("dwta"), 6u);
+BENCHMARK_CAPTURE(BM_Hash, srp, std::string("srp"), 12u);
+BENCHMARK_CAPTURE(BM_Hash, fastsrp, std::string("fastsrp"), 12u);
+
+// The SLIDE output layer at scale 0.1: 67,009 neurons of dimension 128.
+struct OutputLayer {
+  static constexpr uint32_t kInputs = 13'591, kHidden = 128, kOutputs = 67'009;
+  Network net{{kInputs, kHidden, kOutputs}, 7};
+};
+
+const OutputLayer& Layer() {
+  static const OutputLayer layer;
+  return layer;
+}
+
+// Hash a hidden vector and gather the union of its L buckets, capped at 336 (0.5%).
+void BM_QueryTables(benchmark::State& state) {
+  const Network& net = Layer().net;
+  SelectorParams p;
+  p.hash.k = static_cast<uint32_t>(state.range(0));
+  p.hash.tables = 50;
+  auto selector = MakeNeuronSelector(p, OutputLayer::kOutputs);
+  selector->Rebuild(net.output.w.data(), OutputLayer::kOutputs, OutputLayer::kHidden, 2);
+  SelectorScratch scratch;
+  Rng rng(3);
+  std::vector<uint32_t> active;
+  const std::vector<float> h = RandomVector(OutputLayer::kHidden, 2, true);
+  const std::vector<uint32_t> labels = {5, 70, 900};
+  size_t total = 0;
+  for (auto _ : state) {
+    selector->Select(h, labels, 336, scratch, rng, active);
+    total += active.size();
+  }
+  state.counters["active"] = static_cast<double>(total) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_QueryTables)->Arg(3)->Arg(6);
+
+// Rebuilding all 50 tables from the 67,009 weight rows.
+void BM_RebuildTables(benchmark::State& state) {
+  const Network& net = Layer().net;
+  SelectorParams p;
+  auto selector = MakeNeuronSelector(p, OutputLayer::kOutputs);
+  for (auto _ : state) {
+    selector->Rebuild(net.output.w.data(), OutputLayer::kOutputs, OutputLayer::kHidden,
+                      static_cast<int>(state.range(0)));
+  }
+}
+BENCHMARK(BM_RebuildTables)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Forward and backward of one sample (76 features, 336 active outputs) through
+// 13,591 -> 128 -> 67,009.
+void BM_ForwardBackward(benchmark::State& state) {
+  const Network& net = Layer().net;
+  Rng rng(4);
+  std::vector<uint32_t> features(76), active(336);
+  for (auto& f : features) f = rng.Below(OutputLayer::kInputs);
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  const std::vector<float> values(features.size(), 0.11f);
+  for (auto& a : active) a = rng.Below(OutputLayer::kOutputs);
+  const std::vector<uint32_t> labels(active.begin(), active.begin() + 5);
+  const SparseRow row{features, values, labels};
+  FloatVector hidden(OutputLayer::kHidden), hidden_grad(OutputLayer::kHidden);
+  std::vector<float> grads;
+  for (auto _ : state) {
+    net.Hidden(row.features, row.values, hidden.data());
+    benchmark::DoNotOptimize(ForwardBackward(net, row, active, true, hidden.data(), hidden_grad.data(), grads));
+  }
+}
+BENCHMARK(BM_ForwardBackward);
+
+// Grouping one batch's output-layer gradients by row and the sparse Adam step:
+// 256 samples x 336 active neurons.
+void BM_AdamBatch(benchmark::State& state) {
+  static Network net({16, OutputLayer::kHidden, OutputLayer::kOutputs}, 9);
+  const auto batch = static_cast<uint32_t>(state.range(0));
+  Rng rng(5);
+  std::vector<Contribution> contributions;
+  for (uint32_t s = 0; s < batch; ++s) {
+    for (int a = 0; a < 336; ++a) contributions.push_back({rng.Below(OutputLayer::kOutputs), s, 0.01f});
+  }
+  const std::vector<float> vectors = RandomVector(batch * OutputLayer::kHidden, 6, true);
+  const std::vector<const std::vector<Contribution>*> lists = {&contributions};
+  RowGradients grads(OutputLayer::kOutputs);
+  uint64_t step = 0;
+  for (auto _ : state) {
+    grads.Group(lists);
+    grads.ApplyAdam(net.output, vectors.data(), true, AdamStep(AdamConfig{}, ++step),
+                    static_cast<int>(state.range(1)));
+  }
+  state.counters["unique_rows"] = static_cast<double>(grads.unique_rows());
+  state.counters["samples_per_second"] =
+      benchmark::Counter(static_cast<double>(batch) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_AdamBatch)->Args({256, 1})->Args({256, 2})->Args({1024, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace sparsebench
+
 BENCHMARK_MAIN();
