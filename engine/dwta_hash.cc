@@ -26,6 +26,13 @@ DwtaHash::DwtaHash(const HashParams& params)
                                          size_t{bins} * params.bin_size - positions_.size());
     positions_.insert(positions_.end(), permutation.begin(), permutation.begin() + static_cast<std::ptrdiff_t>(take));
   }
+  std::vector<uint32_t> slot_major(positions_.size());
+  for (uint32_t b = 0; b < bins; ++b) {
+    for (uint32_t j = 0; j < params.bin_size; ++j) {
+      slot_major[size_t{j} * bins + b] = positions_[size_t{b} * params.bin_size + j];
+    }
+  }
+  positions_ = std::move(slot_major);
   probes_.resize(bins);
   for (uint32_t b = 0; b < bins; ++b) probes_[b] = rng.Below(bins);
 }
@@ -35,37 +42,46 @@ void DwtaHash::Hash(std::span<const float> x, std::span<uint32_t> codes,
   const uint32_t bins = params_.k * params_.tables;
   const uint32_t size = params_.bin_size;
   constexpr uint32_t kEmpty = ~0u;
-  scratch.ints.resize(bins);
+  scratch.floats.resize(bins);
+  scratch.ints.resize(2 * size_t{bins});
+  float* best = scratch.floats.data();
   uint32_t* winner = scratch.ints.data();
-  bool any_empty = false;
+  uint32_t* nonzero = winner + bins;
+  const float* v = x.data();
+  // Slot-major positions let the compiler vectorise across bins (with gathers).
+  const uint32_t* first = positions_.data();
+#pragma omp simd
   for (uint32_t b = 0; b < bins; ++b) {
-    const uint32_t* pos = &positions_[size_t{b} * size];
-    float best = x[pos[0]];
-    uint32_t arg = 0;
-    bool nonzero = best != 0.0f;
-    for (uint32_t j = 1; j < size; ++j) {
-      const float v = x[pos[j]];
-      nonzero |= v != 0.0f;
-      if (v > best) best = v, arg = j;
-    }
-    winner[b] = nonzero ? arg : kEmpty;
-    any_empty |= !nonzero;
+    best[b] = v[first[b]];
+    winner[b] = 0;
+    nonzero[b] = best[b] != 0.0f;
   }
-  if (any_empty) {
+  for (uint32_t j = 1; j < size; ++j) {
+    const uint32_t* pos = positions_.data() + size_t{j} * bins;
+#pragma omp simd
     for (uint32_t b = 0; b < bins; ++b) {
-      if (winner[b] != kEmpty) continue;
-      uint32_t probe = probes_[b];
-      for (uint32_t attempt = 0; attempt < 64 && winner[probe] == kEmpty; ++attempt) {
-        probe = static_cast<uint32_t>(Mix64(probe + uint64_t{attempt} * bins) % bins);
-      }
-      winner[b] = winner[probe] == kEmpty ? 0 : winner[probe];
+      const float value = v[pos[b]];
+      const bool better = value > best[b];
+      best[b] = better ? value : best[b];
+      winner[b] = better ? j : winner[b];
+      nonzero[b] |= value != 0.0f;
     }
+  }
+  uint32_t empty = 0;
+  for (uint32_t b = 0; b < bins; ++b) {
+    if (!nonzero[b]) winner[b] = kEmpty, ++empty;
+  }
+  for (uint32_t b = 0; empty > 0 && b < bins; ++b) {
+    if (winner[b] != kEmpty) continue;
+    uint32_t probe = probes_[b];
+    for (uint32_t attempt = 0; attempt < 64 && winner[probe] == kEmpty; ++attempt) {
+      probe = static_cast<uint32_t>(Mix64(probe + uint64_t{attempt} * bins) % bins);
+    }
+    winner[b] = winner[probe] == kEmpty ? 0 : winner[probe];
   }
   for (uint32_t t = 0; t < params_.tables; ++t) {
     uint32_t code = 0;
-    for (uint32_t k = 0; k < params_.k; ++k) {
-      code = (code << bits_per_hash_) | (winner[t * params_.k + k] & (size - 1));
-    }
+    for (uint32_t k = 0; k < params_.k; ++k) code = (code << bits_per_hash_) | winner[t * params_.k + k];
     codes[t] = code;
   }
 }

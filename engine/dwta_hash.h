@@ -21,7 +21,7 @@ class DwtaHash : public HashFamily {
  private:
   HashParams params_;
   uint32_t bits_per_hash_;
-  std::vector<uint32_t> positions_;  // bins x bin_size coordinates
+  std::vector<uint32_t> positions_;  // bin_size x bins coordinates (slot-major)
   std::vector<uint32_t> probes_;     // per bin, the first bin tried when it is empty
 };
 

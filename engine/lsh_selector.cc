@@ -21,14 +21,16 @@ class LshSelector : public NeuronSelector {
 
   void Rebuild(const float* weights, uint32_t rows, uint32_t dim, int threads) override {
     const uint32_t tables = family_->tables();
-    std::vector<uint32_t> codes(size_t{rows} * tables);
+    std::vector<uint32_t>& codes = codes_;  // kept between rebuilds: no page faults
+    codes.resize(size_t{rows} * tables);
 #pragma omp parallel num_threads(threads)
     {
       HashScratch scratch;
+      std::vector<uint32_t> row_codes(tables);
 #pragma omp for schedule(static)
       for (uint32_t r = 0; r < rows; ++r) {
-        family_->Hash(std::span(weights + size_t{r} * dim, dim),
-                      std::span(codes).subspan(size_t{r} * tables, tables), scratch);
+        family_->Hash(std::span(weights + size_t{r} * dim, dim), row_codes, scratch);
+        for (uint32_t t = 0; t < tables; ++t) codes[size_t{t} * rows + r] = row_codes[t];
       }
     }
     tables_.Build(codes, rows, tables, params_.range_bits, params_.capacity,
@@ -64,7 +66,7 @@ class LshSelector : public NeuronSelector {
            ",cap=" + std::to_string(params_.capacity) + (params_.top_frequency ? ",topfreq" : "") +
            (params_.pad_random ? ",pad=random" : "") + ")";
   }
-  size_t bytes() const override { return tables_.bytes(); }
+  size_t bytes() const override { return tables_.bytes() + codes_.size() * sizeof(uint32_t); }
 
  private:
   // Union of the buckets, tables visited from a random start so no table is favoured.
@@ -111,6 +113,7 @@ class LshSelector : public NeuronSelector {
   uint32_t rows_;
   std::unique_ptr<HashFamily> family_;
   LshTables tables_;
+  std::vector<uint32_t> codes_;
   uint64_t builds_ = 0;
 };
 

@@ -22,21 +22,23 @@ void LshTables::Build(std::span<const uint32_t> codes, uint32_t rows, uint32_t t
 
 void LshTables::BuildTable(std::span<const uint32_t> codes, uint32_t rows, uint32_t table,
                            uint32_t capacity, uint64_t seed) {
-  const uint32_t tables = static_cast<uint32_t>(tables_.size());
   const uint32_t range = 1u << range_bits_;
+  const uint32_t* table_codes = codes.data() + size_t{table} * rows;
   Table& t = tables_[table];
-  std::vector<uint32_t> buckets(rows);
-  std::vector<uint32_t> counts(size_t{range} + 1, 0);
+  std::vector<uint32_t>& buckets = t.scratch_buckets;
+  std::vector<uint32_t>& counts = t.scratch_counts;
+  buckets.resize(rows);
+  counts.assign(size_t{range} + 1, 0);
   for (uint32_t r = 0; r < rows; ++r) {
-    buckets[r] = BucketOf(table, codes[size_t{r} * tables + table]);
+    buckets[r] = BucketOf(table, table_codes[r]);
     ++counts[buckets[r] + 1];
   }
   for (uint32_t b = 0; b < range; ++b) counts[b + 1] += counts[b];
-  std::vector<uint32_t> sorted(rows);
-  {
-    std::vector<uint32_t> next(counts.begin(), counts.end() - 1);
-    for (uint32_t r = 0; r < rows; ++r) sorted[next[buckets[r]]++] = r;
-  }
+  std::vector<uint32_t>& sorted = t.scratch_sorted;
+  sorted.resize(rows);
+  for (uint32_t r = 0; r < rows; ++r) sorted[counts[buckets[r]]++] = r;
+  for (uint32_t b = range; b > 0; --b) counts[b] = counts[b - 1];  // back to bucket starts
+  counts[0] = 0;
   Rng rng(MixSeed(seed, table));
   t.offsets.assign(size_t{range} + 1, 0);
   t.ids.clear();

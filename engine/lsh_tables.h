@@ -12,7 +12,7 @@ namespace sparsebench {
 // sampling over the insertions).
 class LshTables {
  public:
-  // codes[row * tables + t] is row's code in table t.
+  // codes[t * rows + row] is row's code in table t (table-major: each build reads a stream).
   void Build(std::span<const uint32_t> codes, uint32_t rows, uint32_t tables, uint32_t range_bits,
              uint32_t capacity, uint64_t seed, int threads);
 
@@ -22,12 +22,13 @@ class LshTables {
     const uint32_t b = BucketOf(table, code);
     return std::span(t.ids).subspan(t.offsets[b], t.offsets[b + 1] - t.offsets[b]);
   }
-  size_t bytes() const;
+  size_t bytes() const;  // the tables themselves, not the build buffers
 
  private:
   struct Table {
     std::vector<uint32_t> offsets;
     std::vector<uint32_t> ids;
+    std::vector<uint32_t> scratch_buckets, scratch_counts, scratch_sorted;  // reused by builds
   };
   uint32_t BucketOf(uint32_t table, uint32_t code) const;
   void BuildTable(std::span<const uint32_t> codes, uint32_t rows, uint32_t table, uint32_t capacity,
