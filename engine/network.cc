@@ -17,7 +17,12 @@ void Network::Hidden(std::span<const uint32_t> features, std::span<const float> 
                      float* hidden) const {
   const uint32_t h = shape.hidden_dim;
   std::copy(input.bias.begin(), input.bias.end(), hidden);
-  for (size_t i = 0; i < features.size(); ++i) Axpy(values[i], input.row(features[i]), hidden, h);
+  constexpr size_t kAhead = 4;
+  for (size_t i = 0; i < std::min(kAhead, features.size()); ++i) PrefetchRow(input.row(features[i]), h * sizeof(float));
+  for (size_t i = 0; i < features.size(); ++i) {
+    if (i + kAhead < features.size()) PrefetchRow(input.row(features[i + kAhead]), h * sizeof(float));
+    Axpy(values[i], input.row(features[i]), hidden, h);
+  }
   for (uint32_t j = 0; j < h; ++j) hidden[j] = std::max(hidden[j], 0.0f);
 }
 

@@ -50,6 +50,12 @@ void RowGradients::ApplyAdam(Parameters& params, const float* vectors, bool row_
       }
       const uint32_t r = rows_[static_cast<size_t>(i)];
       const size_t at = size_t{r} * dim;
+      if (i + 2 < unique) {
+        const size_t next = size_t{rows_[static_cast<size_t>(i) + 2]} * dim;
+        PrefetchRow(params.w.data() + next, dim * sizeof(float));
+        PrefetchRow(params.m.data() + next, dim * sizeof(float));
+        PrefetchRow(params.v.data() + next, dim * sizeof(float));
+      }
       step.Apply(grad.data(), params.w.data() + at, params.m.data() + at, params.v.data() + at, dim);
       if (row_bias) step.Apply(&bias_grad, &params.bias[r], &params.bias_m[r], &params.bias_v[r], 1);
     }

@@ -22,7 +22,11 @@ float ForwardBackward(const Network& net, const SparseRow& sample, std::span<con
   std::vector<float>& p = output_grads;
   p.resize(active.size());
   float max_logit = -INFINITY;
+  constexpr size_t kAhead = 4;  // rows are random: fetch a few ahead of the dot products
+  const size_t row_bytes = h_dim * sizeof(float);
+  for (size_t a = 0; a < std::min(kAhead, active.size()); ++a) PrefetchRow(net.output.row(active[a]), row_bytes);
   for (size_t a = 0; a < active.size(); ++a) {
+    if (a + kAhead < active.size()) PrefetchRow(net.output.row(active[a + kAhead]), row_bytes);
     p[a] = net.Logit(active[a], hidden);
     max_logit = std::max(max_logit, p[a]);
   }

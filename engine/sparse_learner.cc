@@ -22,8 +22,8 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   c.selector.kind = hash == "random" ? "random" : "lsh";
   c.selector.hash.family = hash == "random" ? "dwta" : hash;
   c.selector.hash.dim = c.hidden;
-  c.selector.hash.k = static_cast<uint32_t>(spec.Int("k", hash == "dwta" ? 6 : 12, 1, 32));
-  c.selector.hash.tables = static_cast<uint32_t>(spec.Int("l", 50, 1, 4096));
+  c.selector.hash.k = static_cast<uint32_t>(spec.Int("k", hash == "dwta" ? 3 : 9, 1, 32));
+  c.selector.hash.tables = static_cast<uint32_t>(spec.Int("l", 16, 1, 4096));
   c.selector.hash.bin_size = static_cast<uint32_t>(spec.Int("bin", 8, 2, 1024));
   c.selector.range_bits = static_cast<uint32_t>(spec.Int("range", 0, 0, 28));
   c.selector.capacity = static_cast<uint32_t>(spec.Int("cap", 64, 1, 1 << 20));
@@ -33,8 +33,12 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   const std::string pad = spec.String("pad", "none");
   if (pad != "none" && pad != "random") throw ConfigError("pad must be none or random");
   c.selector.pad_random = pad == "random";
-  c.rebuild.first = static_cast<uint32_t>(spec.Int("rebuild", 50, 1, 1 << 30));
-  c.rebuild.growth = spec.Double("growth", 1.5, 1.0, 10.0);
+  const std::string rebuild = spec.String("rebuild", "auto");
+  if (rebuild != "auto") {
+    Spec single = Spec::Parse("x:rebuild=" + rebuild);
+    c.rebuild.first = static_cast<uint32_t>(single.Int("rebuild", 0, 1, 1 << 30));
+  }
+  c.rebuild.growth = spec.Double("growth", 1.0, 1.0, 10.0);
   c.rebuild.max_gap = static_cast<uint32_t>(spec.Int("max_gap", 1000, 1, 1 << 30));
   c.rebuild.rehash = static_cast<uint32_t>(spec.Int("rehash", 0, 0, 1 << 30));
   spec.Finish();
@@ -60,7 +64,8 @@ std::string SparseConfig::Canonical() const {
   if (selector.kind == "lsh") {
     char growth[32];
     std::snprintf(growth, sizeof growth, "%g", rebuild.growth);
-    s += ",rebuild=" + std::to_string(rebuild.first) + ",growth=" + growth +
+    s += ",rebuild=" + (rebuild.first == 0 ? std::string("auto") : std::to_string(rebuild.first)) +
+         ",growth=" + growth +
          ",max_gap=" + std::to_string(rebuild.max_gap) + ",rehash=" + std::to_string(rebuild.rehash);
   }
   return s;

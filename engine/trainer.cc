@@ -42,8 +42,8 @@ Trainer::Trainer(Network& network, NeuronSelector* selector, const TrainerConfig
       config_(config),
       dense_(selector == nullptr || config.active_target == 0 ||
              config.active_target >= network.shape.output_dim),
-      next_rebuild_(config.rebuild.first),
-      rebuild_gap_(config.rebuild.first),
+      next_rebuild_(0),
+      rebuild_gap_(0),
       batch_hidden_(size_t{config.batch} * network.shape.hidden_dim),
       batch_hidden_grad_(size_t{config.batch} * network.shape.hidden_dim),
       states_(static_cast<size_t>(std::max(1, config.threads))),
@@ -53,9 +53,16 @@ Trainer::Trainer(Network& network, NeuronSelector* selector, const TrainerConfig
   if (dense_) {
     all_outputs_.resize(network.shape.output_dim);
     std::iota(all_outputs_.begin(), all_outputs_.end(), 0u);
-  } else {
-    Rebuild();
+    return;
   }
+  rebuild_gap_ = config.rebuild.first;
+  if (rebuild_gap_ == 0) {
+    const double updates_per_batch =
+        static_cast<double>(config.batch) * config.active_target / network.shape.output_dim;
+    rebuild_gap_ = std::max(1.0, std::round(RebuildSchedule::kUpdatesPerRebuild / updates_per_batch));
+  }
+  next_rebuild_ = static_cast<uint64_t>(rebuild_gap_);
+  Rebuild();
 }
 
 Trainer::~Trainer() = default;

@@ -11,11 +11,15 @@
 namespace sparsebench {
 
 // When hash tables are rebuilt from the current weights: first after `first` batches, then
-// at gaps that grow by `growth` (SLIDE) up to `max_gap`; growth 1 gives BOLT's fixed gap.
+// at gaps that grow by `growth` (SLIDE: 50 and 1.5) up to `max_gap`; growth 1 keeps a fixed
+// gap (BOLT). first = 0 (auto) rebuilds once output neurons have received about
+// kUpdatesPerRebuild gradient updates each on average, so the gap in batches scales with
+// layer width / (batch x active neurons) and staleness stays the same at any size.
 // Every `rehash` batches (0 = never) the hash functions are drawn anew first.
 struct RebuildSchedule {
-  uint32_t first = 50;
-  double growth = 1.5;
+  static constexpr double kUpdatesPerRebuild = 6.0;
+  uint32_t first = 0;
+  double growth = 1.0;
   uint32_t max_gap = 1000;
   uint32_t rehash = 0;
 };

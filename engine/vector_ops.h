@@ -18,4 +18,10 @@ inline void Axpy(float alpha, const float* __restrict x, float* __restrict y, si
   for (size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
 
+// Asks for the `bytes` at p to be brought into cache ahead of use (a hint; portable).
+inline void PrefetchRow(const float* p, size_t bytes) {
+  const char* c = reinterpret_cast<const char*>(p);
+  for (size_t offset = 0; offset < bytes; offset += 64) __builtin_prefetch(c + offset);
+}
+
 }  // namespace sparsebench
