@@ -19,8 +19,13 @@ SynthSummary GenerateSynthetic(const SynthOptions& options, const std::string& o
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw DataError(out_dir, 0, "cannot create directory: " + ec.message());
+  if (options.labels != 0 && options.preset != "amazon670k") {
+    throw std::invalid_argument("--labels applies to the amazon670k preset only");
+  }
   if (options.preset == "amazon670k") {
-    return WriteSyntheticXmc(Amazon670kShape(options.scale), options.seed, options.threads, out_dir);
+    XmcShape shape = Amazon670kShape(options.scale);
+    if (options.labels != 0) shape.labels = options.labels;
+    return WriteSyntheticXmc(shape, options.seed, options.threads, out_dir);
   }
   if (options.preset == "yelp") {
     return WriteSyntheticYelp(options.scale, options.seed, options.threads, out_dir);

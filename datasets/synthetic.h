@@ -11,6 +11,7 @@ struct SynthOptions {
   double scale = 1.0;  // shrinks points (and for amazon670k features and labels) together
   uint64_t seed = 1;
   int threads = 1;
+  uint32_t labels = 0;  // amazon670k: override the scaled label count (0 = scaled)
 };
 
 struct SynthSummary {

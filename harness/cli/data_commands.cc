@@ -76,6 +76,9 @@ void AddDataCommands(CLI::App& app) {
   gen_cmd->add_option("--threads", gen->synth.threads, "Generator threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
+  gen_cmd->add_option("--labels", gen->synth.labels,
+                      "amazon670k: number of labels instead of the scaled count (same rows and features)")
+      ->check(CLI::Range(2u, 100'000'000u));
   gen_cmd->add_option("--out", gen->out, "Output directory")->required();
   gen_cmd->callback([gen] { RunGen(*gen); });
 

@@ -22,6 +22,7 @@ struct TrainArgs {
   uint32_t epochs = 1;
   TrainOptions options;
   uint32_t buckets = FeaturizerOptions{}.buckets;
+  bool eval_each_epoch = false;
 };
 
 double PeakRssMb() {
@@ -72,6 +73,12 @@ void RunTrain(const TrainArgs& args) {
     for (auto& [key, value] : report.details) details += fmt::format(" {}={:.3f}", key, value);
     fmt::print(stderr, "epoch {}/{}: {:.2f} s, loss {:.4f}{}\n", epoch, args.epochs, report.seconds,
                report.mean_loss, details);
+    if (args.eval_each_epoch && epoch < args.epochs) {
+      const auto start = std::chrono::steady_clock::now();
+      const Metrics m = ComputeMetrics(learner->Predict(test, 5), test);
+      fmt::print(stderr, "epoch {}/{}: p_at_1 {:.4f} p_at_5 {:.4f} (evaluated in {:.1f} s, not counted)\n",
+                 epoch, args.epochs, m.p_at_1, m.p_at_5, SecondsSince(start));
+    }
   }
   const auto eval_start = std::chrono::steady_clock::now();
   const Metrics metrics = ComputeMetrics(learner->Predict(test, 5), test);
@@ -113,6 +120,8 @@ void AddTrainCommand(CLI::App& app) {
   cmd->add_option("--seed", args->options.seed, "Seed")->capture_default_str();
   cmd->add_option("--buckets", args->buckets, "Hash buckets when featurizing text")->capture_default_str()->check(CLI::Range(1u, 1u << 30));
   cmd->add_option("--save", args->save, "Write the trained model here");
+  cmd->add_flag("--eval-each-epoch", args->eval_each_epoch,
+                "Also evaluate on the whole test set after every epoch (time not counted)");
   cmd->callback([args] { RunTrain(*args); });
 }
 
