@@ -15,6 +15,14 @@ uint32_t SelectorScratch::Begin(uint32_t rows) {
   return ++epoch;
 }
 
+uint32_t SelectorScratch::BeginWith(uint32_t rows, std::span<const uint32_t> forced,
+                                    std::vector<uint32_t>& active) {
+  const uint32_t s = Begin(rows);
+  active.assign(forced.begin(), forced.end());
+  for (uint32_t id : forced) stamp[id] = s;
+  return s;
+}
+
 void PadWithRandom(uint32_t rows, uint32_t target, uint32_t stamp, SelectorScratch& scratch,
                    Rng& rng, std::vector<uint32_t>& active) {
   target = std::min(target, rows);

@@ -30,6 +30,8 @@ struct SelectorScratch {
 
   // Starts a new selection over `rows` neurons; returns the stamp that marks members.
   uint32_t Begin(uint32_t rows);
+  // Begin, then active = the forced ids, stamped.
+  uint32_t BeginWith(uint32_t rows, std::span<const uint32_t> forced, std::vector<uint32_t>& active);
 };
 
 // Chooses the active neurons of a sparse layer for one input.

@@ -11,12 +11,7 @@ class RandomSelector : public NeuronSelector {
   void Rehash(uint64_t) override {}
   void Select(std::span<const float>, std::span<const uint32_t> forced, uint32_t target,
               SelectorScratch& scratch, Rng& rng, std::vector<uint32_t>& active) const override {
-    const uint32_t stamp = scratch.Begin(rows_);
-    active.clear();
-    for (uint32_t id : forced) {
-      scratch.stamp[id] = stamp;
-      active.push_back(id);
-    }
+    const uint32_t stamp = scratch.BeginWith(rows_, forced, active);
     PadWithRandom(rows_, target, stamp, scratch, rng, active);
   }
   std::string Describe() const override { return "random"; }
