@@ -125,15 +125,13 @@ void FeaturizeDataset(Dataset& data, const Featurizer& featurizer, int threads) 
       local_ends[t].push_back(local[t].ids.size());
     }
   }
-  size_t total = 0;
-  for (const auto& l : local) total += l.ids.size();
+  // Thread 0's rows become the CSR arrays as they are; the other threads' rows are appended.
+  data.feature_ids = std::move(local[0].ids);
+  data.values = std::move(local[0].values);
   data.row_offsets.assign(1, 0);
   data.row_offsets.reserve(rows + 1);
-  data.feature_ids.clear();
-  data.feature_ids.reserve(total);
-  data.values.clear();
-  data.values.reserve(total);
-  for (size_t t = 0; t < local.size(); ++t) {
+  data.row_offsets.insert(data.row_offsets.end(), local_ends[0].begin(), local_ends[0].end());
+  for (size_t t = 1; t < local.size(); ++t) {
     const uint64_t base = data.feature_ids.size();
     for (uint64_t end : local_ends[t]) data.row_offsets.push_back(base + end);
     data.feature_ids.insert(data.feature_ids.end(), local[t].ids.begin(), local[t].ids.end());
