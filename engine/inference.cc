@@ -11,10 +11,11 @@
 namespace sparsebench {
 namespace {
 
-// Rows per sgemm block: the scores of a block (block x outputs floats) stay under ~64 MiB.
-size_t BlockRows(uint32_t outputs) {
-  return std::clamp<size_t>((size_t{16} << 20) / std::max<uint32_t>(outputs, 1), 8, 1024);
-}
+// Rows are scored in blocks of kBlockRows against chunks of output neurons, each chunk's
+// scores (block x chunk floats) under ~64 MiB, so OpenBLAS packs each weight chunk once
+// per block of many rows rather than once per few rows.
+constexpr size_t kBlockRows = 1024;
+constexpr size_t kScoreFloats = size_t{16} << 20;
 
 }  // namespace
 
@@ -24,26 +25,37 @@ TopK PredictExact(const Network& net, const Dataset& data, uint32_t k, int threa
   top.k = k;
   top.ids.resize(data.rows() * k);
   top.scores.resize(data.rows() * k);
-  const size_t block = BlockRows(outputs);
-  FloatVector hidden(block * h), scores(block * outputs);
+  const size_t chunk = std::clamp<size_t>(kScoreFloats / kBlockRows, 1, outputs);
+  FloatVector hidden(kBlockRows * h), scores(kBlockRows * chunk);
   openblas_set_num_threads(threads);
-  for (size_t first = 0; first < data.rows(); first += block) {
-    const auto rows = static_cast<int64_t>(std::min(block, data.rows() - first));
+  for (size_t first = 0; first < data.rows(); first += kBlockRows) {
+    const auto rows = static_cast<int64_t>(std::min(kBlockRows, data.rows() - first));
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int64_t i = 0; i < rows; ++i) {
       const SparseRow row = data.row(first + static_cast<size_t>(i));
       net.Hidden(row.features, row.values, hidden.data() + static_cast<size_t>(i) * h);
-      std::copy(net.output.bias.begin(), net.output.bias.end(), scores.begin() + i * outputs);
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows),
-                static_cast<int>(outputs), static_cast<int>(h), 1.0f, hidden.data(),
-                static_cast<int>(h), net.output.w.data(), static_cast<int>(h), 1.0f, scores.data(),
-                static_cast<int>(outputs));
+    for (size_t begin = 0; begin < outputs; begin += chunk) {
+      const size_t width = std::min(chunk, outputs - begin);
 #pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t i = 0; i < rows; ++i) {
-      const size_t r = first + static_cast<size_t>(i);
-      SelectTopK(std::span<const float>(scores.data() + i * outputs, outputs), {}, k,
-                 &top.ids[r * k], &top.scores[r * k]);
+      for (int64_t i = 0; i < rows; ++i) {
+        std::copy_n(net.output.bias.begin() + static_cast<std::ptrdiff_t>(begin), width,
+                    scores.begin() + i * static_cast<int64_t>(width));
+      }
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows),
+                  static_cast<int>(width), static_cast<int>(h), 1.0f, hidden.data(),
+                  static_cast<int>(h), net.output.row(static_cast<uint32_t>(begin)), static_cast<int>(h),
+                  1.0f, scores.data(), static_cast<int>(width));
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int64_t i = 0; i < rows; ++i) {
+        const size_t r = first + static_cast<size_t>(i);
+        const std::span<const float> row_scores(scores.data() + i * static_cast<int64_t>(width), width);
+        if (begin == 0) {
+          SelectTopK(row_scores, {}, k, &top.ids[r * k], &top.scores[r * k]);
+        } else {
+          MergeTopK(row_scores, static_cast<uint32_t>(begin), k, &top.ids[r * k], &top.scores[r * k]);
+        }
+      }
     }
   }
   return top;

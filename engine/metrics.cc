@@ -35,27 +35,37 @@ Metrics ComputeMetrics(const TopK& predictions, const Dataset& truth) {
   return m;
 }
 
+namespace {
+
+void Insert(float s, uint32_t id, uint32_t k, uint32_t* out_ids, float* out_scores) {
+  uint32_t pos = k - 1;
+  while (pos > 0 && out_scores[pos - 1] < s) {
+    out_scores[pos] = out_scores[pos - 1];
+    out_ids[pos] = out_ids[pos - 1];
+    --pos;
+  }
+  out_scores[pos] = s;
+  out_ids[pos] = id;
+}
+
+}  // namespace
+
 void SelectTopK(std::span<const float> scores, std::span<const uint32_t> ids, uint32_t k,
                 uint32_t* out_ids, float* out_scores) {
   assert(ids.empty() || ids.size() == scores.size());
-  // A small sorted buffer beats a heap for k <= 10 and a full sort for wide layers.
-  uint32_t filled = 0;
+  std::fill(out_ids, out_ids + k, std::numeric_limits<uint32_t>::max());
+  std::fill(out_scores, out_scores + k, -std::numeric_limits<float>::infinity());
   for (size_t i = 0; i < scores.size(); ++i) {
-    const float s = scores[i];
-    if (filled == k && !(s > out_scores[k - 1])) continue;
-    const uint32_t id = ids.empty() ? static_cast<uint32_t>(i) : ids[i];
-    uint32_t pos = filled < k ? filled++ : k - 1;
-    while (pos > 0 && out_scores[pos - 1] < s) {
-      out_scores[pos] = out_scores[pos - 1];
-      out_ids[pos] = out_ids[pos - 1];
-      --pos;
-    }
-    out_scores[pos] = s;
-    out_ids[pos] = id;
+    if (!(scores[i] > out_scores[k - 1])) continue;
+    Insert(scores[i], ids.empty() ? static_cast<uint32_t>(i) : ids[i], k, out_ids, out_scores);
   }
-  for (; filled < k; ++filled) {
-    out_ids[filled] = std::numeric_limits<uint32_t>::max();
-    out_scores[filled] = -std::numeric_limits<float>::infinity();
+}
+
+void MergeTopK(std::span<const float> scores, uint32_t first_id, uint32_t k, uint32_t* out_ids,
+               float* out_scores) {
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (!(scores[i] > out_scores[k - 1])) continue;
+    Insert(scores[i], first_id + static_cast<uint32_t>(i), k, out_ids, out_scores);
   }
 }
 

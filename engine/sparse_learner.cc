@@ -25,8 +25,12 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   c.selector.hash.k = static_cast<uint32_t>(spec.Int("k", hash == "dwta" ? 3 : 9, 1, 32));
   c.selector.hash.tables = static_cast<uint32_t>(spec.Int("l", 16, 1, 4096));
   c.selector.hash.bin_size = static_cast<uint32_t>(spec.Int("bin", 8, 2, 1024));
-  c.selector.range_bits = static_cast<uint32_t>(spec.Int("range", 0, 0, 28));
-  c.selector.capacity = static_cast<uint32_t>(spec.Int("cap", 64, 1, 1 << 20));
+  const std::string range = spec.String("range", "auto");
+  c.selector.range_bits =
+      range == "auto" ? 0 : static_cast<uint32_t>(Spec::Parse("x:range=" + range).Int("range", 0, 1, 28));
+  const std::string cap = spec.String("cap", "auto");
+  if (cap != "auto") c.selector.capacity = static_cast<uint32_t>(Spec::Parse("x:cap=" + cap).Int("cap", 0, 1, 1 << 20));
+  else c.selector.capacity = 0;
   const std::string select = spec.String("select", "union");
   if (select != "union" && select != "topfreq") throw ConfigError("select must be union or topfreq");
   c.selector.top_frequency = select == "topfreq";
@@ -57,7 +61,8 @@ std::string SparseConfig::Canonical() const {
   if (selector.kind == "lsh") {
     s += ",k=" + std::to_string(h.k) + ",l=" + std::to_string(h.tables);
     if (h.family == "dwta") s += ",bin=" + std::to_string(h.bin_size);
-    s += ",range=" + std::to_string(selector.range_bits) + ",cap=" + std::to_string(selector.capacity);
+    auto or_auto = [](uint32_t v) { return v == 0 ? std::string("auto") : std::to_string(v); };
+    s += ",range=" + or_auto(selector.range_bits) + ",cap=" + or_auto(selector.capacity);
     s += std::string(",select=") + (selector.top_frequency ? "topfreq" : "union");
   }
   s += std::string(",pad=") + (selector.pad_random ? "random" : "none");
@@ -84,12 +89,12 @@ SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
   if (shape.features == 0 || shape.labels == 0) throw ConfigError("the training data has no features or labels");
   config_.selector.hash.seed = MixSeed(options.seed, 0x15b);
   if (config_.ActiveTarget(shape.labels) < shape.labels) {
-    selector_ = MakeNeuronSelector(config_.selector, shape.labels);
-    // Resolve "auto" settings so the canonical spec names what actually ran.
-    if (config_.selector.range_bits == 0) {
-      config_.selector.range_bits = std::clamp<uint32_t>(std::bit_width(std::max(shape.labels / 4, 1u)), 4, 24);
-      selector_ = MakeNeuronSelector(config_.selector, shape.labels);
-    }
+    // Resolve "auto" settings so the canonical spec names what actually ran. A bucket may
+    // hold twice a table's share of the target, so the union can reach the target.
+    SelectorParams& p = config_.selector;
+    if (p.range_bits == 0) p.range_bits = std::clamp<uint32_t>(std::bit_width(std::max(shape.labels / 4, 1u)), 4, 24);
+    if (p.capacity == 0) p.capacity = std::max(64u, 2 * config_.ActiveTarget(shape.labels) / p.hash.tables);
+    selector_ = MakeNeuronSelector(p, shape.labels);
   }
   MakeTrainer();
 }
@@ -137,6 +142,7 @@ EpochReport SparseLearner::TrainEpoch(const Dataset& train, const BatchHook& hoo
   report.details["seconds_samples"] = stats.phases.samples;
   report.details["seconds_update"] = stats.phases.update;
   report.details["seconds_rebuild"] = stats.phases.rebuild;
+  report.details["rebuilds"] = stats.rebuilds;
   return report;
 }
 

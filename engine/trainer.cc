@@ -56,12 +56,7 @@ Trainer::Trainer(Network& network, NeuronSelector* selector, const TrainerConfig
     return;
   }
   rebuild_gap_ = config.rebuild.first;
-  if (rebuild_gap_ == 0) {
-    const double updates_per_batch =
-        static_cast<double>(config.batch) * config.active_target / network.shape.output_dim;
-    rebuild_gap_ = std::max(1.0, std::round(RebuildSchedule::kUpdatesPerRebuild / updates_per_batch));
-  }
-  next_rebuild_ = static_cast<uint64_t>(rebuild_gap_);
+  next_rebuild_ = config.rebuild.first;
   Rebuild();
 }
 
@@ -94,6 +89,7 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
   for (ThreadState& s : states_) {
     stats.mean_loss += s.loss;
     stats.mean_active += static_cast<double>(s.active_total);
+    updates_since_rebuild_ += s.active_total;
     stats.samples += s.samples;
     s.loss = 0;
     s.active_total = s.samples = 0;
@@ -152,14 +148,19 @@ void Trainer::ApplyUpdates(size_t batch_size) {
 }
 
 void Trainer::MaybeRebuild(EpochStats& stats) {
-  if (dense_ || step_ < next_rebuild_) return;
-  const auto start = Clock::now();
+  if (dense_) return;
   const RebuildSchedule& s = config_.rebuild;
+  const bool automatic = s.first == 0;
+  const double due_updates = RebuildSchedule::kUpdatesPerRebuild * net_.shape.output_dim;
+  if (automatic ? static_cast<double>(updates_since_rebuild_) < due_updates : step_ < next_rebuild_) return;
+  const auto start = Clock::now();
+  updates_since_rebuild_ = 0;
   if (s.rehash > 0 && step_ % s.rehash == 0) selector_->Rehash(MixSeed(config_.seed, step_));
   Rebuild();
   rebuild_gap_ = std::min<double>(rebuild_gap_ * std::max(1.0, s.growth), std::max(1u, s.max_gap));
   next_rebuild_ = step_ + static_cast<uint64_t>(std::max(1.0, rebuild_gap_));
   stats.phases.rebuild += Since(start);
+  ++stats.rebuilds;
 }
 
 void Trainer::Rebuild() {

@@ -12,9 +12,10 @@ namespace sparsebench {
 
 // When hash tables are rebuilt from the current weights: first after `first` batches, then
 // at gaps that grow by `growth` (SLIDE: 50 and 1.5) up to `max_gap`; growth 1 keeps a fixed
-// gap (BOLT). first = 0 (auto) rebuilds once output neurons have received about
-// kUpdatesPerRebuild gradient updates each on average, so the gap in batches scales with
-// layer width / (batch x active neurons) and staleness stays the same at any size.
+// gap (BOLT). first = 0 (auto) rebuilds whenever the output neurons have received about
+// kUpdatesPerRebuild gradient updates each on average since the last rebuild (counted, not
+// predicted), so the gap in batches follows layer width / (batch x active neurons) and the
+// tables are equally stale at any size.
 // Every `rehash` batches (0 = never) the hash functions are drawn anew first.
 struct RebuildSchedule {
   static constexpr double kUpdatesPerRebuild = 6.0;
@@ -46,6 +47,7 @@ struct EpochStats {
   double seconds = 0;
   double mean_loss = 0;
   double mean_active = 0;  // output neurons per sample
+  uint32_t rebuilds = 0;
   PhaseTimes phases;
 };
 
@@ -89,6 +91,7 @@ class Trainer {
   uint64_t step_ = 0;
   uint64_t next_rebuild_;
   double rebuild_gap_;
+  uint64_t updates_since_rebuild_ = 0;
   std::vector<uint32_t> order_;
   std::vector<uint32_t> all_outputs_;
   FloatVector batch_hidden_, batch_hidden_grad_;
