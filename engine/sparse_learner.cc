@@ -128,8 +128,9 @@ void SparseLearner::MakeTrainer() {
 }
 
 EpochReport SparseLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
-  if (train.num_features > network_.shape.input_dim || train.num_labels > network_.shape.output_dim) {
-    throw ConfigError("training data is larger than the network (features or labels)");
+  CheckFits(train);
+  if (train.num_labels > network_.shape.output_dim) {
+    throw ConfigError("training data has more labels than the model's outputs");
   }
   EpochStats stats = trainer_->TrainEpoch(train, [&](uint64_t batches, double seconds) {
     if (hook.interval != 0 && batches % hook.interval == 0 && hook.call) hook.call(batches, seconds);
@@ -146,12 +147,21 @@ EpochReport SparseLearner::TrainEpoch(const Dataset& train, const BatchHook& hoo
   return report;
 }
 
+void SparseLearner::CheckFits(const Dataset& data) const {
+  if (data.num_features > network_.shape.input_dim) {
+    throw ConfigError("data has " + std::to_string(data.num_features) + " features, the model " +
+                      std::to_string(network_.shape.input_dim));
+  }
+}
+
 TopK SparseLearner::Predict(const Dataset& data, uint32_t k) const {
+  CheckFits(data);
   return PredictExact(network_, data, k, options_.threads);
 }
 
 TopK SparseLearner::PredictWithSelector(const Dataset& data, uint32_t k) const {
   if (!selector_) return Predict(data, k);
+  CheckFits(data);
   return PredictSparse(network_, *selector_, config_.ActiveTarget(network_.shape.output_dim), data, k,
                        options_.threads);
 }

@@ -42,6 +42,7 @@ class SparseLearner : public Learner {
 
  private:
   void MakeTrainer();
+  void CheckFits(const Dataset& data) const;  // ConfigError when data has more features
 
   SparseConfig config_;
   TrainOptions options_;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "datasets/data_error.h"
 #include "datasets/featurizer.h"
 #include "datasets/reader.h"
 #include "engine/metrics.h"
@@ -44,7 +45,12 @@ std::pair<Dataset, Dataset> LoadData(const TrainArgs& args) {
   options.num_labels = train.num_labels;
   options.label_names = format == Format::kFastText ? train.label_names : std::vector<std::string>{};
   Dataset test = ReadDataset(args.test, format, options);
-  test.num_labels = train.num_labels = std::max(train.num_labels, test.num_labels);
+  if (test.num_features > train.num_features || test.num_labels > train.num_labels) {
+    throw DataError(args.test, 1,
+                    fmt::format("test data has {} features and {} labels, more than the training "
+                                "data's {} and {}",
+                                test.num_features, test.num_labels, train.num_features, train.num_labels));
+  }
   if (IsTextFormat(format)) {
     FeaturizerOptions f;
     f.buckets = args.buckets;

@@ -3,7 +3,11 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
+#include <filesystem>
+#include <sstream>
+#include <vector>
 #include <string>
 
 #include "datasets/tests/test_paths.h"
@@ -52,6 +56,39 @@ TEST(Cli, BadInputExitsTwoWithFileAndLine) {
   Result r = RunCli("data check " + file);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find(file + ":3: value of feature 2 is not finite"), std::string::npos) << r.output;
+}
+
+TEST(Cli, TrainPrintsOneJsonLineWithTheResultKeys) {
+  testing::TempDir dir;
+  ASSERT_EQ(RunCli("data gen --preset amazon670k --scale 0.002 --out " + dir.path()).exit_code, 0);
+  const std::string model = dir.file("model.spb");
+  Result r = RunCli("train --engine sparse:hidden=32,out_sparsity=0.05 --train " + dir.file("train.txt") +
+                    " --test " + dir.file("test.txt") + " --epochs 2 --lr 0.01 --batch 64 --save " + model);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::string> json_lines;  // stderr carries per-epoch progress; stdout one JSON line
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("{")) json_lines.push_back(line);
+  }
+  ASSERT_EQ(json_lines.size(), 1u) << r.output;
+  for (const char* key : {"\"engine\":\"sparse:hidden=32,out_sparsity=0.05,hash=dwta", "\"dataset\":",
+                          "\"threads\":1", "\"epochs\":2", "\"train_seconds\":", "\"eval_seconds\":",
+                          "\"samples_per_second\":", "\"p_at_1\":", "\"p_at_3\":", "\"p_at_5\":",
+                          "\"accuracy\":null", "\"peak_rss_mb\":", "\"status\":\"ok\""}) {
+    EXPECT_NE(json_lines[0].find(key), std::string::npos) << key << "\n" << r.output;
+  }
+  EXPECT_TRUE(std::filesystem::exists(model));
+}
+
+TEST(Cli, TrainRejectsBadSpecsAndMismatchedFiles) {
+  const std::string train = testing::DataFile("xmc_valid.txt");
+  EXPECT_EQ(RunCli("train --engine sparse:hidden=-1 --train " + train + " --test " + train).exit_code, 2);
+  EXPECT_EQ(RunCli("train --engine nosuch --train " + train + " --test " + train).exit_code, 2);
+  const Result r = RunCli("train --engine sparse --train " + train + " --test " +
+                          testing::DataFile("xmc_feature_out_of_range.txt"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("xmc_feature_out_of_range.txt:3: feature id 10 out of range"), std::string::npos)
+      << r.output;
 }
 
 TEST(Cli, BadArgumentsExitTwo) {
