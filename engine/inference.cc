@@ -90,15 +90,4 @@ TopK PredictSparse(const Network& net, const NeuronSelector& selector, uint32_t 
   return top;
 }
 
-void PredictOne(const Network& net, const SparseRow& row, uint32_t k, std::vector<float>& scratch,
-                uint32_t* ids, float* scores) {
-  const uint32_t h = net.shape.hidden_dim, outputs = net.shape.output_dim;
-  scratch.resize(size_t{h} + outputs);
-  float* hidden = scratch.data();
-  float* logits = scratch.data() + h;
-  net.Hidden(row.features, row.values, hidden);
-  for (uint32_t o = 0; o < outputs; ++o) logits[o] = net.Logit(o, hidden);
-  SelectTopK(std::span<const float>(logits, outputs), {}, k, ids, scores);
-}
-
 }  // namespace sparsebench

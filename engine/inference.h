@@ -17,8 +17,4 @@ TopK PredictExact(const Network& network, const Dataset& data, uint32_t k, int t
 TopK PredictSparse(const Network& network, const NeuronSelector& selector, uint32_t active_target,
                    const Dataset& data, uint32_t k, int threads);
 
-// Exact top-k of one row, for latency measurements.
-void PredictOne(const Network& network, const SparseRow& row, uint32_t k, std::vector<float>& scratch,
-                uint32_t* ids, float* scores);
-
 }  // namespace sparsebench

@@ -38,7 +38,6 @@ class SparseLearner : public Learner {
   void Save(const std::string& path) const override;
   size_t model_bytes() const override { return network_.bytes(); }
   const Network& network() const { return network_; }
-  Network& mutable_network() { return network_; }
 
  private:
   void MakeTrainer();

@@ -67,11 +67,6 @@ class Trainer {
   // after each batch (for progress and periodic evaluation; its time is not counted).
   template <typename OnBatch>
   EpochStats TrainEpoch(const Dataset& data, OnBatch&& on_batch);
-  EpochStats TrainEpoch(const Dataset& data) {
-    return TrainEpoch(data, [](uint64_t, double) {});
-  }
-  uint64_t steps() const { return step_; }
-  bool dense() const { return dense_; }
 
   struct ThreadState;
 
