@@ -61,6 +61,19 @@ TopK PredictExact(const Network& net, const Dataset& data, uint32_t k, int threa
   return top;
 }
 
+TopK PredictRowExact(const Network& net, const SparseRow& row, uint32_t k) {
+  FloatVector hidden(net.shape.hidden_dim);
+  std::vector<float> scores(net.shape.output_dim);
+  net.Hidden(row.features, row.values, hidden.data());
+  for (uint32_t o = 0; o < net.shape.output_dim; ++o) scores[o] = net.Logit(o, hidden.data());
+  TopK top;
+  top.k = k;
+  top.ids.resize(k);
+  top.scores.resize(k);
+  SelectTopK(scores, {}, k, top.ids.data(), top.scores.data());
+  return top;
+}
+
 TopK PredictSparse(const Network& net, const NeuronSelector& selector, uint32_t active_target,
                    const Dataset& data, uint32_t k, int threads) {
   TopK top;

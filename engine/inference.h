@@ -13,6 +13,9 @@ namespace sparsebench {
 // sgemm (OpenBLAS) for the block's scores against the whole output layer.
 TopK PredictExact(const Network& network, const Dataset& data, uint32_t k, int threads);
 
+// Exact top-k of one row on the calling thread.
+TopK PredictRowExact(const Network& network, const SparseRow& row, uint32_t k);
+
 // Top-k among the neurons the selector returns for each row (no label forcing).
 TopK PredictSparse(const Network& network, const NeuronSelector& selector, uint32_t active_target,
                    const Dataset& data, uint32_t k, int threads);

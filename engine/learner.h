@@ -46,10 +46,16 @@ class Learner {
   virtual EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) = 0;
   // Top-k over all outputs (exact), k >= 5.
   virtual TopK Predict(const Dataset& data, uint32_t k) const = 0;
+  // One row on the calling thread, as a service answers a request (latency). The default
+  // goes through Predict; false from measures_latency() means one row cannot be timed.
+  virtual TopK PredictOne(const SparseRow& row, uint32_t k) const;
+  virtual bool measures_latency() const { return true; }
   virtual void Save(const std::string& path) const = 0;
   virtual size_t model_bytes() const = 0;
   // Free-form facts for the result's context (BLAS backend, thread settings, ...).
   virtual std::map<std::string, std::string> context() const { return {}; }
+  // True for engines that make all their passes in one TrainEpoch call (fastText's -epoch).
+  virtual bool runs_own_epochs() const { return false; }
 };
 
 }  // namespace sparsebench

@@ -166,6 +166,13 @@ TopK SparseLearner::PredictWithSelector(const Dataset& data, uint32_t k) const {
                        options_.threads);
 }
 
+TopK SparseLearner::PredictOne(const SparseRow& row, uint32_t k) const {
+  for (uint32_t f : row.features) {
+    if (f >= network_.shape.input_dim) throw ConfigError("feature id beyond the model's input");
+  }
+  return PredictRowExact(network_, row, k);
+}
+
 void SparseLearner::Save(const std::string& path) const {
   SaveModel(path, spec(), {}, network_);
 }

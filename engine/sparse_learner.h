@@ -34,6 +34,7 @@ class SparseLearner : public Learner {
   std::string spec() const override { return config_.Canonical(); }
   EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
+  TopK PredictOne(const SparseRow& row, uint32_t k) const override;
   TopK PredictWithSelector(const Dataset& data, uint32_t k) const;
   void Save(const std::string& path) const override;
   size_t model_bytes() const override { return network_.bytes(); }

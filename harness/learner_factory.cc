@@ -1,8 +1,13 @@
 #include "harness/learner_factory.h"
 
+#include "baselines/blas_learner.h"
+#include "baselines/fasttext_learner.h"
 #include "engine/engine_error.h"
 #include "engine/sparse_learner.h"
 #include "engine/spec.h"
+#ifdef SPARSEBENCH_HAVE_TORCH
+#include "baselines/torch_learner.h"
+#endif
 
 namespace sparsebench {
 
@@ -12,7 +17,16 @@ std::unique_ptr<Learner> MakeLearner(const std::string& spec, const DataShape& s
   if (family == "sparse") {
     return std::make_unique<SparseLearner>(SparseConfig::Parse(spec, shape), shape, options);
   }
-  throw ConfigError("unknown engine family '" + family + "' (known: sparse)");
+  if (family == "blas") return std::make_unique<BlasLearner>(spec, shape, options);
+  if (family == "fasttext") return std::make_unique<FastTextLearner>(spec, shape, options);
+  if (family == "torch") {
+#ifdef SPARSEBENCH_HAVE_TORCH
+    return std::make_unique<TorchLearner>(spec, shape, options);
+#else
+    throw ConfigError("this build has no LibTorch baseline (configure with SPARSEBENCH_WITH_TORCH=ON)");
+#endif
+  }
+  throw ConfigError("unknown engine family '" + family + "' (known: sparse, blas, torch, fasttext)");
 }
 
 }  // namespace sparsebench

@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
-#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,6 +12,7 @@
 #include "engine/metrics.h"
 #include "harness/cli/commands.h"
 #include "harness/learner_factory.h"
+#include "harness/measure.h"
 
 namespace sparsebench::cli {
 namespace {
@@ -20,8 +20,8 @@ namespace {
 struct TrainArgs {
   std::string engine;
   std::string train, test, format, save;
-  uint32_t epochs = 1;
   TrainOptions options;
+  MeasureSettings measure;
   uint32_t buckets = FeaturizerOptions{}.buckets;
   bool eval_each_epoch = false;
 };
@@ -30,10 +30,6 @@ double PeakRssMb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 std::pair<Dataset, Dataset> LoadData(const TrainArgs& args) {
@@ -69,42 +65,22 @@ std::string DatasetName(const std::string& path) {
 void RunTrain(const TrainArgs& args) {
   auto [train, test] = LoadData(args);
   auto learner = MakeLearner(args.engine, {train.num_features, train.num_labels}, args.options);
-  double train_seconds = 0;
-  uint64_t samples = 0;
-  for (uint32_t epoch = 1; epoch <= args.epochs; ++epoch) {
-    EpochReport report = learner->TrainEpoch(train, {});
-    train_seconds += report.seconds;
-    samples += report.samples;
-    std::string details;
-    for (auto& [key, value] : report.details) details += fmt::format(" {}={:.3f}", key, value);
-    fmt::print(stderr, "epoch {}/{}: {:.2f} s, loss {:.4f}{}\n", epoch, args.epochs, report.seconds,
-               report.mean_loss, details);
-    if (args.eval_each_epoch && epoch < args.epochs) {
-      const auto start = std::chrono::steady_clock::now();
-      const Metrics m = ComputeMetrics(learner->Predict(test, 5), test);
-      fmt::print(stderr, "epoch {}/{}: p_at_1 {:.4f} p_at_5 {:.4f} (evaluated in {:.1f} s, not counted)\n",
-                 epoch, args.epochs, m.p_at_1, m.p_at_5, SecondsSince(start));
-    }
+  MeasureSettings settings = args.measure;
+  settings.batch = args.options.batch;
+  if (args.eval_each_epoch) {
+    settings.evals_per_epoch = 1;
+    settings.eval_sample = UINT32_MAX;
   }
-  const auto eval_start = std::chrono::steady_clock::now();
-  const Metrics metrics = ComputeMetrics(learner->Predict(test, 5), test);
-  const double eval_seconds = SecondsSince(eval_start);
+  const nlohmann::json measured = TrainAndMeasure(*learner, train, test, settings);
+  nlohmann::json line = {{"engine", learner->spec()},  // after training: data-dependent choices resolved
+                         {"dataset", DatasetName(args.train)},
+                         {"threads", args.options.threads},
+                         {"epochs", learner->runs_own_epochs() ? nlohmann::json(nullptr) : nlohmann::json(settings.epochs)}};
+  line.update(measured);
   if (!args.save.empty()) learner->Save(args.save);
-  nlohmann::json line = {
-      {"engine", learner->spec()},
-      {"dataset", DatasetName(args.train)},
-      {"threads", args.options.threads},
-      {"epochs", args.epochs},
-      {"train_seconds", train_seconds},
-      {"eval_seconds", eval_seconds},
-      {"samples_per_second", train_seconds > 0 ? static_cast<double>(samples) / train_seconds : 0.0},
-      {"p_at_1", metrics.p_at_1},
-      {"p_at_3", metrics.p_at_3},
-      {"p_at_5", metrics.p_at_5},
-      {"accuracy", metrics.accuracy ? nlohmann::json(*metrics.accuracy) : nlohmann::json(nullptr)},
-      {"peak_rss_mb", PeakRssMb()},
-      {"model_bytes", learner->model_bytes()},
-      {"status", "ok"}};
+  line["peak_rss_mb"] = PeakRssMb();
+  line["context"] = learner->context();
+  line["status"] = "ok";
   fmt::print("{}\n", line.dump());
 }
 
@@ -119,7 +95,7 @@ void AddTrainCommand(CLI::App& app) {
   cmd->add_option("--test", args->test, "Test file")->required();
   cmd->add_option("--format", args->format, "xmc, libsvm, csv or fasttext (default: by extension)")
       ->check(CLI::IsMember({"xmc", "libsvm", "csv", "fasttext"}));
-  cmd->add_option("--epochs", args->epochs, "Passes over the training data")->capture_default_str()->check(CLI::Range(1u, 10000u));
+  cmd->add_option("--epochs", args->measure.epochs, "Passes over the training data")->capture_default_str()->check(CLI::Range(1u, 10000u));
   cmd->add_option("--batch", args->options.batch, "Mini-batch size")->capture_default_str()->check(CLI::Range(1u, 1u << 20));
   cmd->add_option("--lr", args->options.lr, "Adam learning rate")->capture_default_str()->check(CLI::Range(1e-7, 10.0));
   cmd->add_option("--threads", args->options.threads, "Threads")->capture_default_str()->check(CLI::Range(1, 1024));
@@ -127,7 +103,16 @@ void AddTrainCommand(CLI::App& app) {
   cmd->add_option("--buckets", args->buckets, "Hash buckets when featurizing text")->capture_default_str()->check(CLI::Range(1u, 1u << 30));
   cmd->add_option("--save", args->save, "Write the trained model here");
   cmd->add_flag("--eval-each-epoch", args->eval_each_epoch,
-                "Also evaluate on the whole test set after every epoch (time not counted)");
+                "Evaluate on the whole test set after every epoch (time not counted)");
+  cmd->add_option("--evals-per-epoch", args->measure.evals_per_epoch,
+                  "Time-to-accuracy curve points per epoch on a held-out test sample (time not counted)")
+      ->capture_default_str();
+  cmd->add_option("--eval-sample", args->measure.eval_sample, "Test rows in each curve point")->capture_default_str();
+  cmd->add_option("--metric", args->measure.metric, "Curve and target metric")
+      ->check(CLI::IsMember({"p_at_1", "p_at_3", "p_at_5", "accuracy"}))->capture_default_str();
+  cmd->add_option("--target", args->measure.target, "Time to target: first curve point with metric >= this");
+  cmd->add_option("--latency-samples", args->measure.latency_samples, "Single-row predictions to time (0: none)")
+      ->capture_default_str();
   cmd->callback([args] { RunTrain(*args); });
 }
 

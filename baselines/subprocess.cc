@@ -1,0 +1,143 @@
+#include "baselines/subprocess.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+extern char** environ;
+
+namespace sparsebench {
+
+TempDir::TempDir(const std::filesystem::path& parent, std::string_view prefix) {
+  std::string pattern = (parent / (std::string(prefix) + "XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("cannot create a temporary directory " + pattern + ": " +
+                             std::strerror(errno));
+  }
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+std::string ProcessResult::Describe() const {
+  if (signal != 0) return "signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  return "exit status " + std::to_string(exit_code);
+}
+
+namespace {
+
+bool IsExecutableFile(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(path, error) && access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+std::string FindExecutable(const std::string& name) {
+  if (name.empty()) return "";
+  if (name.find('/') != std::string::npos) return IsExecutableFile(name) ? name : "";
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    const size_t colon = dirs.find(':');
+    const std::string dir(dirs.substr(0, colon));
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (IsExecutableFile(candidate)) return candidate;
+    if (colon == std::string_view::npos) return "";
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
+namespace {
+
+class SpawnActions {
+ public:
+  SpawnActions(const std::filesystem::path& stdout_file, const std::filesystem::path& stderr_file) {
+    posix_spawn_file_actions_init(&actions_);
+    posix_spawn_file_actions_addopen(&actions_, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions_, 1, stdout_file.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions_, 2, stderr_file.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  ~SpawnActions() { posix_spawn_file_actions_destroy(&actions_); }
+  SpawnActions(const SpawnActions&) = delete;
+  SpawnActions& operator=(const SpawnActions&) = delete;
+
+  const posix_spawn_file_actions_t* get() const { return &actions_; }
+
+ private:
+  posix_spawn_file_actions_t actions_;
+};
+
+int WaitFor(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  return status;
+}
+
+}  // namespace
+
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::filesystem::path& stdout_file,
+                         const std::filesystem::path& stderr_file) {
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  const SpawnActions actions(stdout_file, stderr_file);
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  const int error = posix_spawn(&pid, args[0], actions.get(), nullptr, args.data(), environ);
+  if (error != 0) {
+    throw std::runtime_error("cannot run " + CommandLine(argv) + ": " + std::strerror(error));
+  }
+  const int status = WaitFor(pid);
+  ProcessResult result;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  return result;
+}
+
+std::string CommandLine(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const std::string& arg : argv) {
+    if (!line.empty()) line += ' ';
+    if (!arg.empty() && arg.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos) {
+      line += arg;
+      continue;
+    }
+    line += '\'';
+    for (char c : arg) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += '\'';
+  }
+  return line;
+}
+
+std::string FileTail(const std::filesystem::path& file, size_t max_bytes) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t begin = size > max_bytes ? size - max_bytes : 0;
+  std::string tail(size - begin, '\0');
+  in.seekg(static_cast<std::streamoff>(begin));
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  tail.resize(static_cast<size_t>(in.gcount()));
+  return tail;
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,208 @@
+#include "baselines/torch_learner.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
+#include <cblas.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+#include "baselines/epoch_loop.h"
+#include "engine/blas_info.h"
+#include "engine/engine_error.h"
+#include "engine/model_io.h"
+
+namespace sparsebench {
+namespace {
+
+torch::Tensor Wrap(const float* data, std::vector<int64_t> sizes) {
+  return torch::from_blob(const_cast<float*>(data), sizes, torch::kFloat32);
+}
+
+// The line of at::show_config() that names a setting, e.g. "BLAS_INFO=open".
+std::string ConfigValue(const std::string& key) {
+  std::istringstream config(at::show_config());
+  for (std::string line; std::getline(config, line);) {
+    const size_t at = line.find(key + "=");
+    if (at != std::string::npos) {
+      const size_t end = line.find(',', at);
+      return line.substr(at + key.size() + 1,
+                         end == std::string::npos ? end : end - at - key.size() - 1);
+    }
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+struct TorchLearner::Model : torch::nn::Module {
+  torch::nn::EmbeddingBag input{nullptr};
+  torch::Tensor hidden_bias;
+  torch::nn::Linear output{nullptr};
+  torch::Device device;
+  std::unique_ptr<torch::optim::Adam> adam;
+  // The current batch, reused so that building one allocates nothing.
+  std::vector<int64_t> indices, offsets, label_index;
+  std::vector<float> weights, label_weight;
+
+  Model(const NetworkShape& s, const Network& init, torch::Device device_, float lr)
+      : device(device_) {
+    input = register_module(
+        "input", torch::nn::EmbeddingBag(
+                     torch::nn::EmbeddingBagOptions(s.input_dim, s.hidden_dim).mode(torch::kSum)));
+    hidden_bias = register_parameter("hidden_bias", torch::zeros({s.hidden_dim}));
+    output = register_module("output", torch::nn::Linear(s.hidden_dim, s.output_dim));
+    torch::NoGradGuard no_grad;
+    input->weight.copy_(Wrap(init.input.w.data(), {s.input_dim, s.hidden_dim}));
+    hidden_bias.copy_(Wrap(init.input.bias.data(), {s.hidden_dim}));
+    output->weight.copy_(Wrap(init.output.w.data(), {s.output_dim, s.hidden_dim}));
+    output->bias.copy_(Wrap(init.output.bias.data(), {s.output_dim}));
+    to(device);
+    adam = std::make_unique<torch::optim::Adam>(
+        parameters(), torch::optim::AdamOptions(lr).betas({0.9, 0.999}).eps(1e-8));
+  }
+
+  void Gather(const Dataset& data, std::span<const uint32_t> rows) {
+    indices.clear();
+    offsets.clear();
+    weights.clear();
+    for (uint32_t r : rows) {
+      const SparseRow row = data.row(r);
+      offsets.push_back(static_cast<int64_t>(indices.size()));
+      indices.insert(indices.end(), row.features.begin(), row.features.end());
+      weights.insert(weights.end(), row.values.begin(), row.values.end());
+    }
+  }
+
+  torch::Tensor Logits() {
+    auto idx =
+        torch::from_blob(indices.data(), {static_cast<int64_t>(indices.size())}, torch::kInt64);
+    auto off =
+        torch::from_blob(offsets.data(), {static_cast<int64_t>(offsets.size())}, torch::kInt64);
+    auto w =
+        torch::from_blob(weights.data(), {static_cast<int64_t>(weights.size())}, torch::kFloat32);
+    torch::Tensor hidden =
+        torch::relu(input->forward(idx.to(device), off.to(device), w.to(device)) + hidden_bias);
+    return output->forward(hidden);
+  }
+
+  // Summed softmax cross-entropy, target 1/k on each of a row's k labels.
+  torch::Tensor Loss(const torch::Tensor& logits, const Dataset& data,
+                     std::span<const uint32_t> rows) {
+    label_index.clear();
+    label_weight.clear();
+    const int64_t outputs = logits.size(1);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const std::span<const uint32_t> labels = data.labels(rows[i]);
+      for (uint32_t l : labels) {
+        label_index.push_back(static_cast<int64_t>(i) * outputs + l);
+        label_weight.push_back(1.0f / static_cast<float>(labels.size()));
+      }
+    }
+    const auto n = static_cast<int64_t>(label_index.size());
+    auto index = torch::from_blob(label_index.data(), {n}, torch::kInt64).to(device);
+    auto weight = torch::from_blob(label_weight.data(), {n}, torch::kFloat32).to(device);
+    return -(torch::log_softmax(logits, 1).view({-1}).index_select(0, index) * weight).sum();
+  }
+};
+
+TorchLearner::TorchLearner(const std::string& spec, const DataShape& shape,
+                           const TrainOptions& options)
+    : spec_(DenseSpec::Parse(spec, "torch")),
+      options_(options),
+      shape_{shape.features, spec_.hidden, shape.labels} {
+  if (shape.features == 0 || shape.labels == 0)
+    throw ConfigError("the training data has no features or labels");
+  if (spec_.device == "cuda" && !torch::cuda::is_available()) {
+    throw ConfigError(
+        "torch:device=cuda needs a LibTorch built with CUDA and a GPU; this one has none");
+  }
+  torch::set_num_threads(options.threads);
+  openblas_set_num_threads(options.threads);
+  torch::manual_seed(options.seed);
+  const Network init(shape_, options.seed);
+  model_ = std::make_unique<Model>(shape_, init, torch::Device(spec_.device), options.lr);
+}
+
+TorchLearner::~TorchLearner() = default;
+
+EpochReport TorchLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
+  if (train.num_features > shape_.input_dim || train.num_labels > shape_.output_dim) {
+    throw ConfigError("training data is wider than the model");
+  }
+  torch::set_num_threads(options_.threads);
+  openblas_set_num_threads(options_.threads);  // LibTorch's mm calls OpenBLAS's sgemm_
+  model_->train();
+  return RunEpoch(train, options_.seed, ++epoch_, options_.batch, hook,
+                  [&](std::span<const uint32_t> rows) {
+                    model_->Gather(train, rows);
+                    torch::Tensor loss = model_->Loss(model_->Logits(), train, rows);
+                    model_->adam->zero_grad();
+                    loss.backward();
+                    model_->adam->step();
+                    return loss.item<double>();
+                  });
+}
+
+TopK TorchLearner::Predict(const Dataset& data, uint32_t k) const {
+  if (data.num_features > shape_.input_dim) throw ConfigError("data is wider than the model");
+  torch::NoGradGuard no_grad;
+  model_->eval();
+  TopK top;
+  top.k = k;
+  top.ids.resize(data.rows() * k);
+  top.scores.resize(data.rows() * k);
+  const size_t block = std::clamp<size_t>((size_t{16} << 20) / shape_.output_dim, 1, 1024);
+  std::vector<uint32_t> rows;
+  for (size_t first = 0; first < data.rows(); first += block) {
+    rows.clear();
+    for (size_t r = first; r < std::min(data.rows(), first + block); ++r)
+      rows.push_back(static_cast<uint32_t>(r));
+    model_->Gather(data, rows);
+    const torch::Tensor scores = model_->Logits().to(torch::kCPU).contiguous();
+    const float* s = scores.data_ptr<float>();
+    const auto count = static_cast<int64_t>(rows.size());
+#pragma omp parallel for num_threads(options_.threads) schedule(static)
+    for (int64_t i = 0; i < count; ++i) {
+      const size_t r = first + static_cast<size_t>(i);
+      SelectTopK({s + i * shape_.output_dim, shape_.output_dim}, {}, k, &top.ids[r * k],
+                 &top.scores[r * k]);
+    }
+  }
+  return top;
+}
+
+Network TorchLearner::ToNetwork() const {
+  Network net(shape_, options_.seed);
+  auto copy = [](const torch::Tensor& t, FloatVector& dst) {
+    const torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
+    std::copy_n(c.data_ptr<float>(), dst.size(), dst.begin());
+  };
+  copy(model_->input->weight, net.input.w);
+  copy(model_->hidden_bias, net.input.bias);
+  copy(model_->output->weight, net.output.w);
+  copy(model_->output->bias, net.output.bias);
+  return net;
+}
+
+void TorchLearner::Save(const std::string& path) const { SaveModel(path, spec(), {}, ToNetwork()); }
+
+size_t TorchLearner::model_bytes() const {
+  size_t weights = 0;
+  for (const torch::Tensor& p : model_->parameters()) weights += static_cast<size_t>(p.numel());
+  return weights * 3 * sizeof(float);  // weights and Adam's two moments
+}
+
+std::map<std::string, std::string> TorchLearner::context() const {
+  std::map<std::string, std::string> c = BlasContext();
+  c["torch_version"] = TORCH_VERSION;
+  c["torch_blas"] = ConfigValue("BLAS_INFO");
+  c["torch_intra_op_threads"] = std::to_string(at::get_num_threads());
+  c["torch_inter_op_threads"] = std::to_string(at::get_num_interop_threads());
+  c["torch_device"] = spec_.device;
+  return c;
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sparsebench {
+
+// RFC 4180 fields: quoted when they hold a comma, quote or newline.
+std::string CsvField(const std::string& value);
+std::string CsvLine(const std::vector<std::string>& fields);
+// Rows of a CSV file, header included; DataError with file and line on a malformed file.
+std::vector<std::vector<std::string>> ReadCsv(const std::string& path);
+
+// Writes `text` to path through a temporary file and a rename, so readers and a killed
+// writer never leave a half-written file.
+void WriteFileAtomically(const std::string& path, const std::string& text);
+
+}  // namespace sparsebench

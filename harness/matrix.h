@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sparsebench {
+
+// One engine as a matrix runs it on one dataset: a spec string and its training options.
+struct MatrixEngine {
+  std::string name;  // short label in reports, e.g. "sparse"
+  std::string spec;
+  uint32_t epochs = 1;
+  uint32_t batch = 256;
+  double lr = 1e-3;
+};
+
+// A dataset: a synthetic preset at a scale (generated once, cached) or files on disk.
+struct MatrixDataset {
+  std::string name;
+  std::string preset;  // empty when train/test are given
+  double scale = 0;
+  std::string train, test, format;
+  std::string metric = "p_at_1";  // p_at_1, p_at_3, p_at_5 or accuracy
+  double target = 0;              // the time-to-target threshold on `metric`
+  std::vector<MatrixEngine> engines;
+};
+
+struct Matrix {
+  std::string name;
+  std::string path;
+  std::vector<MatrixDataset> datasets;
+  std::vector<int> threads{2};
+  uint32_t repeats = 1;
+  double max_seconds = 600;      // wall-time limit of one cell
+  double max_memory_mb = 16384;  // address-space limit of one cell
+  uint32_t evals_per_epoch = 4;  // points on the time-to-accuracy curve
+  uint32_t eval_sample = 2000;   // test rows in each curve point
+  uint32_t latency_samples = 1000;
+};
+
+// Reads a matrix TOML file; DataError with the file, line and reason when it is not valid.
+Matrix ReadMatrix(const std::string& path);
+
+// One run of one engine on one dataset with a thread count: the unit the harness executes.
+struct Cell {
+  size_t index = 0;  // position in the whole matrix
+  const MatrixDataset* dataset = nullptr;
+  const MatrixEngine* engine = nullptr;
+  int threads = 0;
+  uint32_t repeat = 0;
+  // "dataset/engine/t<threads>/r<repeat>": stable across runs, shards and machines.
+  std::string id() const;
+};
+
+std::vector<Cell> ExpandCells(const Matrix& matrix);
+// Cells whose index % count == shard (0-based), for job arrays.
+std::vector<Cell> ShardCells(const std::vector<Cell>& cells, uint32_t shard, uint32_t count);
+
+}  // namespace sparsebench
