@@ -9,7 +9,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <csignal>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -92,25 +95,92 @@ int WaitFor(pid_t pid) {
 
 }  // namespace
 
-ProcessResult RunProcess(const std::vector<std::string>& argv,
-                         const std::filesystem::path& stdout_file,
-                         const std::filesystem::path& stderr_file) {
+namespace {
+
+// Resident MB of every process in group `group`, from /proc (0 where there is no /proc).
+double GroupRssMb(pid_t group) {
+  double kb = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(line.substr(close + 2));
+    std::string state;
+    long parent = 0, pgrp = 0;
+    fields >> state >> parent >> pgrp;
+    if (pgrp != group) continue;
+    std::ifstream status(entry.path() / "status");
+    for (std::string l; std::getline(status, l);) {
+      if (l.rfind("VmRSS:", 0) == 0) kb += std::atof(l.c_str() + 6);
+    }
+  }
+  return kb / 1024.0;
+}
+
+ProcessResult Spawn(const std::vector<std::string>& argv, const std::filesystem::path& stdout_file,
+                    const std::filesystem::path& stderr_file, const ProcessLimits* limits) {
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   const SpawnActions actions(stdout_file, stderr_file);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (limits != nullptr) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int error = posix_spawn(&pid, args[0], actions.get(), nullptr, args.data(), environ);
+  const int error = posix_spawn(&pid, args[0], actions.get(), &attributes, args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   if (error != 0) {
     throw std::runtime_error("cannot run " + CommandLine(argv) + ": " + std::strerror(error));
   }
-  const int status = WaitFor(pid);
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   ProcessResult result;
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  int status = 0;
+  if (limits == nullptr) {
+    status = WaitFor(pid);
+  } else {
+    for (int tick = 0;; ++tick) {
+      const pid_t done = waitpid(pid, &status, WNOHANG);
+      if (done == pid) break;
+      if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+      if (tick % 2 == 0) result.peak_rss_mb = std::max(result.peak_rss_mb, GroupRssMb(pid));
+      const bool late = limits->seconds > 0 && elapsed() > limits->seconds;
+      const bool big = limits->memory_mb > 0 && result.peak_rss_mb > limits->memory_mb;
+      if ((late || big) && result.stopped_by.empty()) {
+        result.stopped_by = late ? "timeout" : "memory";
+        kill(-pid, SIGKILL);
+      }
+      if (limits->on_poll) limits->on_poll(elapsed());
+      usleep(100000);
+    }
+    kill(-pid, SIGKILL);  // whatever the child left running in its group
+  }
+  result.seconds = elapsed();
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   return result;
+}
+
+}  // namespace
+
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::filesystem::path& stdout_file,
+                         const std::filesystem::path& stderr_file) {
+  return Spawn(argv, stdout_file, stderr_file, nullptr);
+}
+
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::filesystem::path& stdout_file,
+                         const std::filesystem::path& stderr_file, const ProcessLimits& limits) {
+  return Spawn(argv, stdout_file, stderr_file, &limits);
 }
 
 std::string CommandLine(const std::vector<std::string>& argv) {

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,8 @@ struct ProcessResult {
   int exit_code = 0;  // meaningful when signal == 0
   int signal = 0;     // the signal that ended the process, 0 when it exited
   double seconds = 0;
+  std::string stopped_by;  // "timeout" or "memory" when RunProcess killed it
+  double peak_rss_mb = 0;  // of the process group, sampled while it ran under limits
   bool ok() const { return signal == 0 && exit_code == 0; }
   std::string Describe() const;  // "exit status 1" or "signal 6 (Aborted)"
 };
@@ -39,6 +42,19 @@ std::string FindExecutable(const std::string& name);
 ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::filesystem::path& stdout_file,
                          const std::filesystem::path& stderr_file);
+
+// Bounds for a child's process group (it and whatever it starts): wall seconds and resident
+// memory (sampled), each 0 for none; on_poll is called about every 0.2 s while it runs.
+struct ProcessLimits {
+  double seconds = 0;
+  double memory_mb = 0;
+  std::function<void(double seconds)> on_poll;
+};
+
+// RunProcess in a process group of its own, killed (SIGKILL, whole group) past a limit.
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::filesystem::path& stdout_file,
+                         const std::filesystem::path& stderr_file, const ProcessLimits& limits);
 
 // argv as a shell would need it typed, for messages.
 std::string CommandLine(const std::vector<std::string>& argv);

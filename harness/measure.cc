@@ -57,7 +57,7 @@ nlohmann::json TrainAndMeasure(Learner& learner, const Dataset& train, const Dat
   const Dataset sample = EvalSample(test, s.eval_sample);
   double train_seconds = 0, eval_seconds = 0;
   uint64_t samples = 0;
-  nlohmann::json curve = nlohmann::json::array();
+  nlohmann::json curve = nlohmann::json::array(), epoch_details = nlohmann::json::array();
   auto evaluate = [&](double seconds, double epoch) {
     const auto start = Clock::now();
     const double value = MetricValue(ComputeMetrics(learner.Predict(sample, 5), sample), s.metric);
@@ -78,6 +78,7 @@ nlohmann::json TrainAndMeasure(Learner& learner, const Dataset& train, const Dat
     const EpochReport report = learner.TrainEpoch(train, hook);
     train_seconds += report.seconds;
     samples += report.samples;
+    epoch_details.push_back(report.details);
     if (s.progress) fmt::print(stderr, "epoch {}/{}: {:.2f} s, loss {:.4f}\n", epoch + 1, passes, report.seconds, report.mean_loss);
     if (s.evals_per_epoch > 0) evaluate(train_seconds, epoch + 1.0);
   }
@@ -104,6 +105,7 @@ nlohmann::json TrainAndMeasure(Learner& learner, const Dataset& train, const Dat
                            {"target", s.target},
                            {"time_to_target_seconds", time_to_target},
                            {"curve", curve},
+                           {"epoch_details", epoch_details},
                            {"model_bytes", learner.model_bytes()}};
   result.update(Latency(learner, test, s.latency_samples));
   return result;

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   sparsebench::cli::AddDataCommands(app);
   sparsebench::cli::AddTrainCommand(app);
+  sparsebench::cli::AddBenchCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
+  } catch (const sparsebench::cli::RegressionFound&) {
+    return 1;
   } catch (const sparsebench::DataError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

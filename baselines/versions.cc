@@ -1,0 +1,42 @@
+#include "baselines/versions.h"
+
+#include <array>
+#include <cstdio>
+
+#ifdef SPARSEBENCH_HAVE_TORCH
+#include <ATen/Version.h>
+#include <torch/version.h>
+#endif
+
+namespace sparsebench {
+namespace {
+
+std::string PackageVersion(const std::string& package) {
+  std::string out;
+  const std::string command = "dpkg-query -W -f='${Version}' " + package + " 2>/dev/null";
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    std::array<char, 128> buffer{};
+    while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
+    pclose(pipe);
+  }
+  return out.empty() ? "unknown" : out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> LibraryVersions() {
+  std::map<std::string, std::string> v;
+  v["fasttext_version"] = PackageVersion("fasttext");
+  v["openblas_package"] = PackageVersion("libopenblas0-pthread");
+#ifdef SPARSEBENCH_HAVE_TORCH
+  v["torch_version"] = TORCH_VERSION;
+  const std::string config = at::show_config();
+  const size_t at = config.find("BLAS_INFO=");
+  v["torch_blas"] = at == std::string::npos ? "unknown" : config.substr(at + 10, config.find_first_of(", \n", at + 10) - at - 10);
+#else
+  v["torch_version"] = "not built";
+#endif
+  return v;
+}
+
+}  // namespace sparsebench

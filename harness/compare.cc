@@ -1,0 +1,180 @@
+#include "harness/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+#include "harness/results.h"
+#include "harness/summary.h"
+
+namespace sparsebench {
+namespace {
+
+using Key = std::tuple<std::string, std::string, int>;  // dataset, engine, threads
+
+std::vector<nlohmann::json> Load(const std::string& path) {
+  if (std::filesystem::is_directory(path)) return LoadRows({path});
+  return ReadResultsCsv(path);
+}
+
+double Number(const nlohmann::json& row, const char* key) {
+  const auto it = row.find(key);
+  return it != row.end() && it->is_number() ? it->get<double>() : NAN;
+}
+
+struct Side {
+  std::map<Key, std::vector<double>> times, metrics;
+  std::map<Key, std::string> failures;
+  std::set<std::string> machines;
+};
+
+// Per cell: training seconds, or (ratio mode) seconds divided by the reference engine's in
+// the same run, dataset, threads, repeat and machine.
+Side Collect(const std::vector<nlohmann::json>& rows, bool ratio, const std::string& reference) {
+  std::map<std::tuple<std::string, int, int, std::string>, double> reference_seconds;
+  for (const auto& r : rows) {
+    if (r.value("engine", "") == reference && r.value("status", "") == "ok") {
+      reference_seconds[{r.value("dataset", ""), r.value("threads", 0), r.value("repeat", 0), r.value("machine", "")}] =
+          Number(r, "train_seconds");
+    }
+  }
+  Side side;
+  for (const auto& r : rows) {
+    const Key key{r.value("dataset", ""), r.value("engine", ""), r.value("threads", 0)};
+    side.machines.insert(r.value("machine", ""));
+    if (r.value("status", "") != "ok") {
+      side.failures[key] = r.value("status", "") + ": " + r.value("reason", "");
+      continue;
+    }
+    side.metrics[key].push_back(Number(r, "metric_value"));
+    double t = Number(r, "train_seconds");
+    if (ratio) {
+      const auto ref = reference_seconds.find({r.value("dataset", ""), r.value("threads", 0), r.value("repeat", 0), r.value("machine", "")});
+      t = ref == reference_seconds.end() || !(ref->second > 0) ? NAN : t / ref->second;
+    }
+    if (!std::isnan(t)) side.times[key].push_back(t);
+  }
+  return side;
+}
+
+// Number of orderings of n1 + n2 distinct values whose U statistic is each u.
+std::vector<double> UCounts(size_t n1, size_t n2) {
+  std::vector<std::vector<std::vector<double>>> f(n1 + 1, std::vector<std::vector<double>>(n2 + 1));
+  for (size_t i = 0; i <= n1; ++i) {
+    for (size_t j = 0; j <= n2; ++j) {
+      f[i][j].assign(i * j + 1, 0.0);
+      if (i == 0 || j == 0) {
+        f[i][j][0] = 1;
+        continue;
+      }
+      for (size_t u = 0; u <= i * j; ++u) {
+        f[i][j][u] = (u >= j ? f[i - 1][j][u - j] : 0.0) + (u <= i * (j - 1) ? f[i][j - 1][u] : 0.0);
+      }
+    }
+  }
+  return f[n1][n2];
+}
+
+}  // namespace
+
+double MannWhitneyP(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return 1.0;
+  double u = 0;
+  bool ties = false;
+  for (double x : a) {
+    for (double y : b) {
+      u += x > y ? 1.0 : x == y ? 0.5 : 0.0;
+      ties |= x == y;
+    }
+  }
+  const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size());
+  const double low = std::min(u, n1 * n2 - u);
+  if (!ties && a.size() * b.size() <= 2500) {
+    const std::vector<double> counts = UCounts(a.size(), b.size());
+    double total = 0, tail = 0;
+    for (size_t k = 0; k < counts.size(); ++k) {
+      total += counts[k];
+      if (static_cast<double>(k) <= low) tail += counts[k];
+    }
+    return std::min(1.0, 2 * tail / total);
+  }
+  std::vector<double> all(a);
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  double tie_term = 0;
+  for (size_t i = 0; i < all.size();) {
+    size_t j = i;
+    while (j < all.size() && all[j] == all[i]) ++j;
+    const double t = static_cast<double>(j - i);
+    tie_term += t * t * t - t;
+    i = j;
+  }
+  const double n = n1 + n2;
+  const double sigma = std::sqrt(n1 * n2 / 12.0 * ((n + 1) - tie_term / (n * (n - 1))));
+  if (sigma == 0) return 1.0;
+  const double z = (std::abs(u - n1 * n2 / 2) - 0.5) / sigma;
+  return std::min(1.0, std::erfc(std::max(0.0, z) / std::sqrt(2.0)));
+}
+
+CompareResult Compare(const CompareOptions& o) {
+  const auto base_rows = Load(o.baseline), current_rows = Load(o.current);
+  std::set<std::string> machines;
+  for (const auto& r : base_rows) machines.insert(r.value("machine", ""));
+  for (const auto& r : current_rows) machines.insert(r.value("machine", ""));
+  const bool ratio = machines.size() > 1;
+  const Side base = Collect(base_rows, ratio, o.reference), current = Collect(current_rows, ratio, o.reference);
+  CompareResult result;
+  std::string& md = result.markdown;
+  md += ratio ? fmt::format("Timing compared as ratios to `{}` measured in the same run (the runs come from different machines).\n\n", o.reference)
+              : "Timing compared as raw training seconds (both runs on the same machine).\n\n";
+  md += fmt::format("Bounds: slowdown {:.0f}% (and Mann-Whitney p < {:g} when both sides have ≥ {} repeats), metric drop {:g} points.\n\n",
+                    o.max_slowdown * 100, o.alpha, o.min_repeats, o.max_metric_drop);
+  md += "| dataset | engine | threads | repeats base/current | time base | time current | ratio | p | metric base | metric current | verdict |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  bool few = false;
+  std::set<Key> keys;
+  for (const auto& [k, v] : base.metrics) keys.insert(k);
+  for (const auto& [k, v] : base.failures) keys.insert(k);
+  for (const Key& key : keys) {
+    const auto& [dataset, engine, threads] = key;
+    const Stat bt = Summarize(base.times.count(key) ? base.times.at(key) : std::vector<double>{});
+    const Stat ct = Summarize(current.times.count(key) ? current.times.at(key) : std::vector<double>{});
+    const Stat bm = Summarize(base.metrics.count(key) ? base.metrics.at(key) : std::vector<double>{});
+    const Stat cm = Summarize(current.metrics.count(key) ? current.metrics.at(key) : std::vector<double>{});
+    std::string verdict = "ok";
+    double time_ratio = NAN, p = NAN;
+    if (bm.n > 0 && cm.n == 0) {
+      verdict = "REGRESSION: " + (current.failures.count(key) ? current.failures.at(key) : std::string("missing"));
+    } else if (bm.n > 0) {
+      if (bt.n > 0 && ct.n > 0 && !(ratio && engine == o.reference)) {
+        time_ratio = ct.median / bt.median;
+        const bool enough = bt.n >= o.min_repeats && ct.n >= o.min_repeats;
+        few |= !enough;
+        p = enough ? MannWhitneyP(bt.values, ct.values) : NAN;
+        if (time_ratio > 1 + o.max_slowdown && (!enough || p < o.alpha)) {
+          verdict = fmt::format("REGRESSION: {:.0f}% slower", (time_ratio - 1) * 100);
+        }
+      }
+      if ((bm.median - cm.median) * 100 > o.max_metric_drop) {
+        verdict = fmt::format("REGRESSION: metric {:.2f} points lower", (bm.median - cm.median) * 100);
+      }
+    } else {
+      verdict = "baseline failed; not compared";
+    }
+    result.regression |= verdict.rfind("REGRESSION", 0) == 0;
+    md += fmt::format("| {} | {} | {} | {}/{} | {:.4g} | {:.4g} | {:.3f} | {} | {:.4f} | {:.4f} | {} |\n", dataset, engine, threads,
+                      bt.n, ct.n, bt.median, ct.median, time_ratio, std::isnan(p) ? std::string("—") : fmt::format("{:.3f}", p),
+                      bm.median, cm.median, verdict);
+  }
+  if (few) md += fmt::format("\nToo few repeats (< {}) on a side for the Mann-Whitney test to mean anything: the ratio bound alone decided those cells.\n", o.min_repeats);
+  md += result.regression ? "\nResult: regression.\n" : "\nResult: no regression.\n";
+  return result;
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,157 @@
+#include "harness/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "baselines/subprocess.h"
+#include "harness/csv.h"
+#include "harness/prices.h"
+#include "harness/results.h"
+#include "harness/summary.h"
+
+namespace sparsebench {
+namespace fs = std::filesystem;
+namespace {
+
+std::string Num(double v, const char* format = "{:.3g}") { return std::isnan(v) ? "—" : fmt::format(fmt::runtime(format), v); }
+
+std::string Spread(const Stat& s, const char* format = "{:.3g}") {
+  if (s.n == 0) return "—";
+  if (s.n == 1) return Num(s.median, format);
+  return Num(s.median, format) + " [" + Num(s.min, format) + "–" + Num(s.max, format) + "]";
+}
+
+std::string Slug(const std::string& text) {
+  std::string s;
+  for (char c : text) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return s;
+}
+
+std::string MachineTable(const std::vector<nlohmann::json>& contexts) {
+  std::string md = "| machine | arch | ISA | instance | $/h | commit | date |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& c : contexts) {
+    md += fmt::format("| {}, {} cores, {:.0f} GiB | {} | {} | {} | {} | {} | {} |\n", c.value("cpu_model", "?"),
+                      c.value("cores", 0), c.value("memory_gb", 0.0), c.value("arch", "?"), c.value("isa_flags", ""),
+                      c.value("instance", "?"), c["price_per_hour"].is_number() && c["price_per_hour"].get<double>() >= 0 ? fmt::format("{:g}", c["price_per_hour"].get<double>()) : "—",
+                      c.value("git_commit", "").substr(0, 10), c.value("date", ""));
+  }
+  return md;
+}
+
+std::string GroupTable(const std::vector<Group>& groups) {
+  std::string md =
+      "| engine | machine | threads | runs | train s | metric | time to target s | samples/s | latency p50 / p99 µs | peak RSS MB | cost $ | cost to target $ | speed-up vs fastest dense |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const Group& g : groups) {
+    md += fmt::format("| `{}` | {} | {} | {} ok / {} |", g.engine, g.machine, g.threads, g.ok, g.runs);
+    if (g.ok == 0) {
+      md += " " + g.failure + " | | | | | | | | |\n";
+      continue;
+    }
+    md += fmt::format(" {} | {} | {} | {} | {} / {} | {} | {} | {} | {} |\n", Spread(g.train_seconds), Spread(g.metric, "{:.4f}"),
+                      Spread(g.time_to_target), Num(g.samples_per_second.median, "{:.0f}"),
+                      Num(g.latency_p50.median, "{:.0f}"), Num(g.latency_p99.median, "{:.0f}"),
+                      Num(g.peak_rss_mb.median, "{:.0f}"), Num(g.cost.median, "{:.5f}"), Num(g.cost_to_target.median, "{:.5f}"),
+                      std::isnan(g.speedup) ? std::string("—") : fmt::format("{:.1f}×", g.speedup));
+  }
+  return md;
+}
+
+std::string PublishedTable(const std::string& published_path, const std::string& prices_path) {
+  if (!fs::exists(published_path)) return "";
+  std::map<std::string, double> prices;
+  for (const Instance& i : ReadInstances(prices_path)) prices[i.name] = i.usd_per_hour;
+  const auto rows = ReadCsv(published_path);
+  std::string md =
+      "## Published figures (the BOLT article; not measured by SparseBench)\n\n"
+      "Costed from the same price table; never mixed with the measured rows above.\n\n"
+      "| dataset | system | hardware | seconds | metric | cost $ |\n|---|---|---|---|---|---|\n";
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const auto& f = rows[r];
+    if (f.size() < 7) continue;
+    const double seconds = std::atof(f[4].c_str());
+    const auto price = prices.find(f[3]);
+    md += fmt::format("| {} | {} | {} | {:g} | {} | {} |\n", f[0], f[1], f[2], seconds,
+                      f[6].empty() ? "—" : f[5] + " " + f[6],
+                      price == prices.end() ? "— (instance not stated)" : fmt::format("{:.4f}", seconds / 3600 * price->second));
+  }
+  return md + "\n";
+}
+
+// Curves (first repeat of each group) and cost bars through gnuplot; "" when it ran.
+std::string Plot(const std::string& dataset, const std::vector<Group>& groups, const fs::path& plots) {
+  const std::string gnuplot = FindExecutable("gnuplot");
+  if (gnuplot.empty()) return "gnuplot not installed";
+  const std::string stem = Slug(dataset);
+  std::string curves_cmd, bars;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const Group& g = groups[i];
+    const fs::path data = plots / fmt::format("{}-curve{}.dat", stem, i);
+    std::ofstream out(data);
+    for (const auto& p : g.first_curve) out << p[0].get<double>() << " " << p[2].get<double>() << "\n";
+    if (!g.first_curve.empty()) {
+      curves_cmd += fmt::format("{}'{}' using 1:2 with linespoints title '{} ({}t, {})'", curves_cmd.empty() ? "" : ", ",
+                                data.filename().string(), g.engine, g.threads, g.machine.substr(0, 24));
+    }
+    bars += fmt::format("\"{} {}t\" {}\n", g.engine, g.threads, std::isnan(g.cost.median) ? g.train_seconds.median : g.cost.median);
+  }
+  const bool priced = !groups.empty() && !std::isnan(groups[0].cost.median);
+  std::ofstream(plots / (stem + "-bars.dat")) << bars;
+  std::ofstream script(plots / (stem + ".gp"));
+  script << "cd '" << fs::absolute(plots).string() << "'\nset terminal pngcairo size 900,500 noenhanced\nset key bottom right\nset grid\n";
+  if (!curves_cmd.empty()) {
+    script << "set output '" << stem << "-curves.png'\nset logscale x\nset xlabel 'training seconds'\nset ylabel '"
+           << groups[0].metric_name << "'\nset title '" << dataset << ": time to accuracy'\nplot " << curves_cmd << "\nunset logscale x\n";
+  }
+  script << "set output '" << stem << "-cost.png'\nset style fill solid\nset boxwidth 0.6\nset yrange [0:*]\nset xtics rotate by -30\n"
+         << "set ylabel '" << (priced ? "USD per run" : "training seconds") << "'\nset title '" << dataset
+         << (priced ? ": cost per run" : ": training time (no price given)") << "'\nplot '" << stem
+         << "-bars.dat' using 0:2:xtic(1) with boxes notitle\n";
+  script.close();
+  const ProcessResult r = RunProcess({gnuplot, fs::absolute(plots / (stem + ".gp")).string()}, plots / (stem + ".gp.out"), plots / (stem + ".gp.err"));
+  (void)r;
+  return "";
+}
+
+}  // namespace
+
+void WriteReport(const ReportOptions& o) {
+  const fs::path out(o.out_dir), plots = out / "plots";
+  fs::create_directories(plots);
+  const std::vector<nlohmann::json> rows = LoadRows(o.run_dirs);
+  std::vector<nlohmann::json> contexts;
+  for (const std::string& dir : o.run_dirs) {
+    std::ifstream in(fs::path(dir) / "context.json");
+    nlohmann::json c = nlohmann::json::parse(in, nullptr, false);
+    if (!c.is_discarded()) contexts.push_back(c);
+  }
+  if (o.run_dirs.size() != 1 || fs::weakly_canonical(o.run_dirs[0]) != fs::weakly_canonical(out)) {
+    WriteFileAtomically((out / "context.json").string(), nlohmann::json(contexts).dump(2) + "\n");
+  }
+  WriteResultFiles(o.run_dirs, o.out_dir);
+  std::string md = "# SparseBench report\n\nEvery number below was measured by `sparsebench run` on the machines listed; "
+                   "columns are medians over repeats, [min–max] where there are several. Training seconds exclude the "
+                   "curve evaluations. Cost = training hours × the instance's on-demand price (harness/instances.csv); "
+                   "empty when the run was not given an instance or price. Speed-up = the fastest dense baseline's "
+                   "(torch, blas) time to target on the same machine and threads, divided by this engine's.\n\n## Machines\n\n" +
+                   MachineTable(contexts) + "\n";
+  for (const DatasetGroups& d : GroupRows(rows)) {
+    md += fmt::format("## {} ({}, target {:g})\n\n", d.dataset, d.metric, d.target) + GroupTable(d.groups) + "\n";
+    const std::string missing = Plot(d.dataset, d.groups, plots);
+    if (missing.empty()) {
+      md += fmt::format("![{0} time to accuracy](plots/{1}-curves.png) ![{0} cost](plots/{1}-cost.png)\n\n", d.dataset, Slug(d.dataset));
+    } else {
+      md += "(no plots: " + missing + ")\n\n";
+    }
+  }
+  md += PublishedTable(o.published_path, o.prices_path);
+  WriteFileAtomically((out / "report.md").string(), md);
+}
+
+}  // namespace sparsebench

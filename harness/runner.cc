@@ -1,0 +1,167 @@
+#include "harness/runner.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <nlohmann/json.hpp>
+
+#include "baselines/subprocess.h"
+#include "datasets/data_error.h"
+#include "datasets/synthetic.h"
+#include "harness/context.h"
+#include "harness/csv.h"
+#include "harness/prices.h"
+#include "harness/results.h"
+
+namespace sparsebench {
+namespace fs = std::filesystem;
+namespace {
+
+struct DataFiles {
+  std::string train, test, format;
+};
+
+DataFiles PrepareData(const MatrixDataset& d, const std::string& data_dir) {
+  if (d.preset.empty()) return {d.train, d.test, d.format};
+  const fs::path dir = fs::path(data_dir) / fmt::format("{}-{:g}", d.preset, d.scale);
+  const std::string ext = d.preset == "amazon670k" ? "txt" : "csv";
+  if (!fs::exists(dir / ".complete")) {
+    fmt::print(stderr, "generating {} at scale {:g} into {}\n", d.preset, d.scale, dir.string());
+    SynthOptions synth;
+    synth.preset = d.preset;
+    synth.scale = d.scale;
+    synth.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    GenerateSynthetic(synth, dir.string());
+    std::ofstream(dir / ".complete") << "";
+  }
+  return {(dir / ("train." + ext)).string(), (dir / ("test." + ext)).string(), ""};
+}
+
+std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const DataFiles& files,
+                                     const std::string& binary) {
+  std::vector<std::string> argv = {binary, "train", "--engine", c.engine->spec, "--train", files.train,
+                                   "--test", files.test, "--epochs", std::to_string(c.engine->epochs),
+                                   "--batch", std::to_string(c.engine->batch), "--lr", fmt::format("{:g}", c.engine->lr),
+                                   "--threads", std::to_string(c.threads), "--seed", std::to_string(c.repeat),
+                                   "--evals-per-epoch", std::to_string(m.evals_per_epoch),
+                                   "--eval-sample", std::to_string(m.eval_sample), "--metric", c.dataset->metric,
+                                   "--target", fmt::format("{:g}", c.dataset->target),
+                                   "--latency-samples", std::to_string(m.latency_samples)};
+  if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});
+  return argv;
+}
+
+// The child's JSON line, or a row saying why there is none.
+nlohmann::json CellOutcome(const ProcessResult& process, const fs::path& out, const fs::path& log) {
+  if (!process.stopped_by.empty()) {
+    const bool timeout = process.stopped_by == "timeout";
+    return {{"status", timeout ? "timeout" : "oom"},
+            {"reason", timeout ? fmt::format("killed after {:.0f} s, the matrix's max_seconds", process.seconds)
+                               : fmt::format("killed at {:.0f} MB resident, over the matrix's max_memory_mb", process.peak_rss_mb)}};
+  }
+  std::string last_error = FileTail(log, 2000);
+  if (const size_t at = last_error.rfind("error:"); at != std::string::npos) last_error = last_error.substr(at);
+  while (!last_error.empty() && last_error.back() == '\n') last_error.pop_back();
+  if (process.signal != 0) return {{"status", "crash"}, {"reason", process.Describe() + "; " + last_error}};
+  if (process.exit_code != 0) {
+    const bool oom = last_error.find("bad_alloc") != std::string::npos;
+    return {{"status", oom ? "oom" : "error"}, {"reason", process.Describe() + ": " + last_error}};
+  }
+  std::ifstream in(out);
+  std::string line, json_line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.front() == '{') json_line = line;
+  }
+  nlohmann::json parsed = nlohmann::json::parse(json_line, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return {{"status", "error"}, {"reason", "no result line on stdout"}};
+  return parsed;
+}
+
+class Progress {
+ public:
+  explicit Progress(size_t total) : total_(total), tty_(isatty(STDERR_FILENO) != 0), start_(Clock::now()) {}
+
+  void Begin(size_t i, const std::string& id) {
+    index_ = i;
+    id_ = id;
+    if (!tty_) fmt::print(stderr, "[{}/{}] {} ...\n", i, total_, id);
+  }
+  void Poll(double seconds, const fs::path& log) {
+    if (!tty_) return;
+    std::string last = FileTail(log, 300);
+    while (!last.empty() && last.back() == '\n') last.pop_back();
+    last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
+    fmt::print(stderr, "\r\033[K[{}/{}] {} {:.0f} s | {} | {}", index_, total_, id_, seconds, last.substr(0, 60), Eta());
+  }
+  void End(const std::string& status, double seconds) {
+    ++done_;
+    fmt::print(stderr, "{}[{}/{}] {} {} in {:.1f} s, {}\n", tty_ ? "\r\033[K" : "", index_, total_, id_, status, seconds, Eta());
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::string Eta() const {
+    if (done_ == 0) return "ETA unknown";
+    const double spent = std::chrono::duration<double>(Clock::now() - start_).count();
+    return fmt::format("ETA {:.0f} s", spent / static_cast<double>(done_) * static_cast<double>(total_ - done_));
+  }
+  size_t total_, index_ = 0, done_ = 0;
+  bool tty_;
+  std::string id_;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+std::string CellFileStem(const std::string& cell_id) {
+  std::string stem;
+  for (char c : cell_id) stem += c == '/' ? std::string("__") : std::string(1, c);
+  return stem;
+}
+
+int RunMatrix(const RunOptions& o) {
+  Matrix matrix = ReadMatrix(o.matrix_path);
+  if (o.repeats > 0) matrix.repeats = o.repeats;
+  const Pricing pricing = ResolvePricing(o.prices_path, o.instance, o.price_per_hour);
+  const std::vector<Cell> cells = ShardCells(ExpandCells(matrix), o.shard, o.shards);
+  const fs::path out(o.out_dir), cells_dir = out / "cells";
+  fs::create_directories(cells_dir);
+  nlohmann::json context = CaptureContext();
+  context["matrix"] = matrix.name;
+  context["instance"] = pricing.instance;
+  context["price_per_hour"] = pricing.price_per_hour;
+  context["shard"] = fmt::format("{}/{}", o.shard, o.shards);
+  WriteFileAtomically((out / "context.json").string(), context.dump(2) + "\n");
+  Progress progress(cells.size());
+  int failed = 0;
+  size_t position = 0;
+  for (const Cell& cell : cells) {
+    ++position;
+    const fs::path stem = cells_dir / CellFileStem(cell.id());
+    if (o.resume && IsFinishedCell(stem.string() + ".json")) {
+      fmt::print(stderr, "[{}/{}] {} finished earlier, skipped\n", position, cells.size(), cell.id());
+      continue;
+    }
+    const DataFiles files = PrepareData(*cell.dataset, o.data_dir);
+    progress.Begin(position, cell.id());
+    ProcessLimits limits{matrix.max_seconds, matrix.max_memory_mb, nullptr};
+    limits.on_poll = [&](double seconds) { progress.Poll(seconds, stem.string() + ".log"); };
+    const ProcessResult process = RunProcess(CellCommand(matrix, cell, files, o.binary), stem.string() + ".out",
+                                             stem.string() + ".log", limits);
+    nlohmann::json row = CellOutcome(process, stem.string() + ".out", stem.string() + ".log");
+    AddCellFields(row, cell, context, pricing, process.seconds);
+    WriteFileAtomically(stem.string() + ".json", row.dump() + "\n");
+    WriteResultFiles({out.string()}, out.string());
+    const std::string status = row.value("status", std::string("error"));
+    failed += status != "ok";
+    progress.End(status == "ok" ? "ok" : status + ": " + row.value("reason", std::string()), process.seconds);
+  }
+  WriteResultFiles({out.string()}, out.string());
+  return failed;
+}
+
+}  // namespace sparsebench

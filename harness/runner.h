@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "harness/matrix.h"
+
+namespace sparsebench {
+
+struct RunOptions {
+  std::string matrix_path;
+  std::string out_dir;
+  std::string data_dir;       // where presets are generated (cached)
+  std::string binary;         // the sparsebench executable that runs each cell
+  std::string instance;       // a row of the price table, or empty
+  double price_per_hour = -1;  // < 0: from the instance, else unknown
+  std::string prices_path;    // the instance price table (CSV)
+  uint32_t repeats = 0;       // 0: the matrix's
+  uint32_t shard = 0, shards = 1;
+  bool resume = false;
+};
+
+// Runs the matrix's cells (this shard's), each in a child process under the matrix's time
+// and memory limits, writing OUT/cells/<cell>.json as each ends and regenerating
+// OUT/results.csv and OUT/curves.csv; a failed cell is a row with its status and reason.
+// Returns the number of cells that did not end "ok".
+int RunMatrix(const RunOptions& options);
+
+// File name of a cell's files under OUT/cells ("/" becomes "__").
+std::string CellFileStem(const std::string& cell_id);
+
+}  // namespace sparsebench

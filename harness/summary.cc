@@ -1,0 +1,101 @@
+#include "harness/summary.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace sparsebench {
+namespace {
+
+double Number(const nlohmann::json& row, const char* key) {
+  const auto it = row.find(key);
+  return it != row.end() && it->is_number() ? it->get<double>() : NAN;
+}
+
+void Add(Stat& stat, double v) {
+  if (!std::isnan(v)) stat.values.push_back(v);
+}
+
+bool IsDense(const std::string& spec) {
+  const std::string family = spec.substr(0, spec.find(':'));
+  return family == "torch" || family == "blas";
+}
+
+void SetSpeedups(std::vector<Group>& groups) {
+  for (Group& g : groups) {
+    double fastest = NAN;
+    for (const Group& d : groups) {
+      if (d.dense && d.machine == g.machine && d.threads == g.threads && !std::isnan(d.time_to_target.median)) {
+        fastest = std::isnan(fastest) ? d.time_to_target.median : std::min(fastest, d.time_to_target.median);
+      }
+    }
+    if (!std::isnan(fastest) && g.time_to_target.median > 0) g.speedup = fastest / g.time_to_target.median;
+  }
+}
+
+}  // namespace
+
+Stat Summarize(std::vector<double> values) {
+  Stat s;
+  s.values = values;
+  s.n = values.size();
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  s.median = values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+  s.min = values.front();
+  s.max = values.back();
+  return s;
+}
+
+std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows) {
+  std::vector<DatasetGroups> datasets;
+  std::map<std::tuple<std::string, std::string, std::string, int>, std::pair<size_t, size_t>> where;
+  for (const nlohmann::json& row : rows) {
+    const std::string dataset = row.value("dataset", "?");
+    auto d = std::find_if(datasets.begin(), datasets.end(), [&](const DatasetGroups& x) { return x.dataset == dataset; });
+    if (d == datasets.end()) {
+      datasets.push_back({dataset, row.value("metric", "p_at_1"), Number(row, "target"), {}});
+      d = datasets.end() - 1;
+    }
+    const auto key = std::make_tuple(dataset, row.value("machine", "?"), row.value("engine", "?"), row.value("threads", 0));
+    auto [it, fresh] = where.try_emplace(key, d - datasets.begin(), d->groups.size());
+    if (fresh) {
+      Group g;
+      std::tie(g.dataset, g.machine, g.engine, g.threads) = key;
+      g.spec = row.value("spec", "");
+      g.metric_name = row.value("metric", "p_at_1");
+      g.dense = IsDense(g.spec);
+      d->groups.push_back(g);
+    }
+    Group& g = datasets[it->second.first].groups[it->second.second];
+    ++g.runs;
+    if (row.value("status", "") != "ok") {
+      g.failure = row.value("status", "?") + ": " + row.value("reason", "");
+      continue;
+    }
+    ++g.ok;
+    Add(g.train_seconds, Number(row, "train_seconds"));
+    Add(g.metric, Number(row, "metric_value"));
+    Add(g.time_to_target, Number(row, "time_to_target_seconds"));
+    Add(g.samples_per_second, Number(row, "samples_per_second"));
+    Add(g.latency_p50, Number(row, "latency_p50_us"));
+    Add(g.latency_p99, Number(row, "latency_p99_us"));
+    Add(g.peak_rss_mb, Number(row, "peak_rss_mb"));
+    Add(g.cost, Number(row, "cost_usd"));
+    Add(g.cost_to_target, Number(row, "cost_to_target_usd"));
+    if (g.first_curve.empty() && row.contains("curve")) g.first_curve = row["curve"];
+  }
+  for (DatasetGroups& d : datasets) {
+    for (Group& g : d.groups) {
+      for (Stat* s : {&g.train_seconds, &g.metric, &g.time_to_target, &g.samples_per_second, &g.latency_p50,
+                      &g.latency_p99, &g.peak_rss_mb, &g.cost, &g.cost_to_target}) {
+        *s = Summarize(s->values);
+      }
+    }
+    SetSpeedups(d.groups);
+  }
+  return datasets;
+}
+
+}  // namespace sparsebench

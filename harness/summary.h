@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sparsebench {
+
+// Median and range of one column over a group's repeats (NaN when no repeat has it).
+struct Stat {
+  size_t n = 0;
+  double median = NAN, min = NAN, max = NAN;
+  std::vector<double> values;
+};
+Stat Summarize(std::vector<double> values);
+
+// The repeats of one engine on one dataset, machine and thread count.
+struct Group {
+  std::string dataset, engine, spec, machine, metric_name;
+  int threads = 0;
+  size_t runs = 0, ok = 0;
+  std::string failure;  // status and reason of a failed repeat
+  bool dense = false;   // a dense baseline (torch, blas)
+  Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99, peak_rss_mb, cost,
+      cost_to_target;
+  double speedup = NAN;  // fastest dense baseline's time to target / this one's
+  nlohmann::json first_curve = nlohmann::json::array();
+};
+
+struct DatasetGroups {
+  std::string dataset, metric;
+  double target = 0;
+  std::vector<Group> groups;
+};
+
+// Rows grouped by dataset (in order of appearance), then machine, engine and threads.
+std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows);
+
+}  // namespace sparsebench
