@@ -136,7 +136,13 @@ ProcessResult Spawn(const std::vector<std::string>& argv, const std::filesystem:
   }
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
-  const int error = posix_spawn(&pid, args[0], actions.get(), &attributes, args.data(), environ);
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e) env.push_back(*e);
+  if (limits != nullptr) {
+    for (const std::string& extra : limits->extra_env) env.push_back(const_cast<char*>(extra.c_str()));
+  }
+  env.push_back(nullptr);
+  const int error = posix_spawn(&pid, args[0], actions.get(), &attributes, args.data(), env.data());
   posix_spawnattr_destroy(&attributes);
   if (error != 0) {
     throw std::runtime_error("cannot run " + CommandLine(argv) + ": " + std::strerror(error));
@@ -158,7 +164,7 @@ ProcessResult Spawn(const std::vector<std::string>& argv, const std::filesystem:
         result.stopped_by = late ? "timeout" : "memory";
         kill(-pid, SIGKILL);
       }
-      if (limits->on_poll) limits->on_poll(elapsed());
+      if (limits->on_poll) limits->on_poll(elapsed(), static_cast<int>(pid));
       usleep(100000);
     }
     kill(-pid, SIGKILL);  // whatever the child left running in its group

@@ -44,11 +44,13 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::filesystem::path& stderr_file);
 
 // Bounds for a child's process group (it and whatever it starts): wall seconds and resident
-// memory (sampled), each 0 for none; on_poll is called about every 0.2 s while it runs.
+// memory (sampled), each 0 for none; on_poll(seconds, pid) is called about every 0.1 s
+// while it runs.
 struct ProcessLimits {
   double seconds = 0;
   double memory_mb = 0;
-  std::function<void(double seconds)> on_poll;
+  std::function<void(double seconds, int pid)> on_poll;
+  std::vector<std::string> extra_env;  // "NAME=value" added to this process's environment
 };
 
 // RunProcess in a process group of its own, killed (SIGKILL, whole group) past a limit.

@@ -60,7 +60,7 @@ nlohmann::json CellOutcome(const ProcessResult& process, const fs::path& out, co
   if (!process.stopped_by.empty()) {
     const bool timeout = process.stopped_by == "timeout";
     return {{"status", timeout ? "timeout" : "oom"},
-            {"reason", timeout ? fmt::format("killed after {:.0f} s, the matrix's max_seconds", process.seconds)
+            {"reason", timeout ? fmt::format("killed after {:.1f} s, the matrix's max_seconds", process.seconds)
                                : fmt::format("killed at {:.0f} MB resident, over the matrix's max_memory_mb", process.peak_rss_mb)}};
   }
   std::string last_error = FileTail(log, 2000);
@@ -148,10 +148,15 @@ int RunMatrix(const RunOptions& o) {
     }
     const DataFiles files = PrepareData(*cell.dataset, o.data_dir);
     progress.Begin(position, cell.id());
-    ProcessLimits limits{matrix.max_seconds, matrix.max_memory_mb, nullptr};
-    limits.on_poll = [&](double seconds) { progress.Poll(seconds, stem.string() + ".log"); };
+    ProcessLimits limits{matrix.max_seconds, matrix.max_memory_mb, nullptr, {"SPARSEBENCH_CELL=1"}};
+    bool pid_written = false;
+    limits.on_poll = [&](double seconds, int pid) {
+      if (!pid_written) pid_written = true, WriteFileAtomically(stem.string() + ".pid", std::to_string(pid) + "\n");
+      progress.Poll(seconds, stem.string() + ".log");
+    };
     const ProcessResult process = RunProcess(CellCommand(matrix, cell, files, o.binary), stem.string() + ".out",
                                              stem.string() + ".log", limits);
+    fs::remove(stem.string() + ".pid");
     nlohmann::json row = CellOutcome(process, stem.string() + ".out", stem.string() + ".log");
     AddCellFields(row, cell, context, pricing, process.seconds);
     WriteFileAtomically(stem.string() + ".json", row.dump() + "\n");

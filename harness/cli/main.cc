@@ -1,6 +1,11 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdlib>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <exception>
 #include <stdexcept>
 
@@ -8,6 +13,10 @@
 #include "harness/cli/commands.h"
 
 int main(int argc, char** argv) {
+#ifdef __linux__
+  // A matrix cell dies with the `sparsebench run` that started it, even when that is killed.
+  if (std::getenv("SPARSEBENCH_CELL") != nullptr) prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
   CLI::App app{"SparseBench: LSH-sparse training against dense baselines, measured the same way"};
   app.require_subcommand(1);
   sparsebench::cli::AddDataCommands(app);
