@@ -67,7 +67,6 @@ EpochReport BlasLearner::TrainEpoch(const Dataset& train, const BatchHook& hook)
       train.num_labels > network_.shape.output_dim) {
     throw ConfigError("training data is wider than the model");
   }
-  openblas_set_num_threads(1);  // see Gemm
   const GemmTotals before = gemm_;
   EpochReport report =
       RunEpoch(train, options_.seed, ++epoch_, options_.batch, hook,
@@ -182,6 +181,7 @@ void BlasLearner::Gemm(bool trans_a, bool trans_b, size_t m, size_t n, size_t k,
   const auto start = std::chrono::steady_clock::now();
   const int lda = trans_a ? Int(m) : Int(k), ldb = trans_b ? Int(k) : Int(n), ldc = Int(n);
   const bool split_rows = m >= n;
+  openblas_set_num_threads(1);  // a hook (evaluation) may have run OpenBLAS threaded since
 #pragma omp parallel num_threads(options_.threads)
   {
     const size_t t = static_cast<size_t>(omp_get_thread_num()),

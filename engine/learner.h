@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "datasets/dataset.h"
 #include "engine/metrics.h"
@@ -16,6 +17,7 @@ struct TrainOptions {
   float lr = 1e-3f;
   int threads = 1;
   uint64_t seed = 1;
+  bool lr_from_user = false;  // engines with their own default learning rate keep it otherwise
 };
 
 struct DataShape {
@@ -50,6 +52,9 @@ class Learner {
   // goes through Predict; false from measures_latency() means one row cannot be timed.
   virtual TopK PredictOne(const SparseRow& row, uint32_t k) const;
   virtual bool measures_latency() const { return true; }
+  // Engines that featurize raw text themselves (Dataset::text) answer a request's text.
+  virtual bool reads_text() const { return false; }
+  virtual TopK PredictText(std::string_view text, uint32_t k) const;
   virtual void Save(const std::string& path) const = 0;
   virtual size_t model_bytes() const = 0;
   // Free-form facts for the result's context (BLAS backend, thread settings, ...).

@@ -87,34 +87,52 @@ SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
       options_(options),
       network_(NetworkShape{shape.features, config.hidden, shape.labels}, options.seed) {
   if (shape.features == 0 || shape.labels == 0) throw ConfigError("the training data has no features or labels");
-  config_.selector.hash.seed = MixSeed(options.seed, 0x15b);
-  if (config_.ActiveTarget(shape.labels) < shape.labels) {
-    // Resolve "auto" settings so the canonical spec names what actually ran. A bucket may
-    // hold twice a table's share of the target, so the union can reach the target.
-    SelectorParams& p = config_.selector;
-    if (p.range_bits == 0) p.range_bits = std::clamp<uint32_t>(std::bit_width(std::max(shape.labels / 4, 1u)), 4, 24);
-    if (p.capacity == 0) p.capacity = std::max(64u, 2 * config_.ActiveTarget(shape.labels) / p.hash.tables);
-    selector_ = MakeNeuronSelector(p, shape.labels);
-  }
+  ResolveSelector();
   MakeTrainer();
 }
 
+namespace {
+
+std::pair<SparseConfig, Network> LoadSparseModel(const std::string& path) {
+  SavedModel saved = LoadModel(path);
+  const DataShape shape{saved.network.shape.input_dim, saved.network.shape.output_dim};
+  return {SparseConfig::Parse(saved.spec, shape), std::move(saved.network)};
+}
+
+}  // namespace
+
 SparseLearner::SparseLearner(const std::string& model_path, const TrainOptions& options)
-    : options_(options) {
-  SavedModel saved = LoadModel(model_path);
-  network_ = std::move(saved.network);
-  const DataShape shape{network_.shape.input_dim, network_.shape.output_dim};
-  config_ = SparseConfig::Parse(saved.spec, shape);
+    : SparseLearner(LoadSparseModel(model_path), options) {}
+
+SparseLearner::SparseLearner(std::pair<SparseConfig, Network> loaded, const TrainOptions& options)
+    : SparseLearner(loaded.first, std::move(loaded.second), options) {}
+
+SparseLearner::SparseLearner(const SparseConfig& config, Network network, const TrainOptions& options)
+    : config_(config), options_(options), network_(std::move(network)) {
   network_.input.ResetOptimizer();
   network_.output.ResetOptimizer();
-  config_.selector.hash.seed = MixSeed(options.seed, 0x15b);
-  if (config_.ActiveTarget(shape.labels) < shape.labels) {
-    selector_ = MakeNeuronSelector(config_.selector, shape.labels);
-  }
+  ResolveSelector();
   MakeTrainer();
 }
 
 SparseLearner::~SparseLearner() = default;
+
+void SparseLearner::set_learning_rate(float lr) {
+  options_.lr = lr;
+  trainer_->set_learning_rate(lr);
+}
+
+void SparseLearner::ResolveSelector() {
+  config_.selector.hash.seed = MixSeed(options_.seed, 0x15b);
+  const uint32_t outputs = network_.shape.output_dim;
+  if (config_.ActiveTarget(outputs) >= outputs) return;
+  // Resolve "auto" settings so the canonical spec names what actually ran. A bucket may
+  // hold twice a table's share of the target, so the union can reach the target.
+  SelectorParams& p = config_.selector;
+  if (p.range_bits == 0) p.range_bits = std::clamp<uint32_t>(std::bit_width(std::max(outputs / 4, 1u)), 4, 24);
+  if (p.capacity == 0) p.capacity = std::max(64u, 2 * config_.ActiveTarget(outputs) / p.hash.tables);
+  selector_ = MakeNeuronSelector(p, outputs);
+}
 
 void SparseLearner::MakeTrainer() {
   TrainerConfig tc;

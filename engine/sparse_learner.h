@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "engine/learner.h"
 #include "engine/network.h"
@@ -29,6 +30,8 @@ class SparseLearner : public Learner {
   SparseLearner(const SparseConfig& config, const DataShape& shape, const TrainOptions& options);
   // A trained model from a file: predicts, and can go on training (with fresh optimizer state).
   SparseLearner(const std::string& model_path, const TrainOptions& options);
+  // Trained weights (e.g. a text model's), with fresh optimizer state.
+  SparseLearner(const SparseConfig& config, Network network, const TrainOptions& options);
   ~SparseLearner() override;
 
   std::string spec() const override { return config_.Canonical(); }
@@ -39,8 +42,11 @@ class SparseLearner : public Learner {
   void Save(const std::string& path) const override;
   size_t model_bytes() const override { return network_.bytes(); }
   const Network& network() const { return network_; }
+  void set_learning_rate(float lr);
 
  private:
+  SparseLearner(std::pair<SparseConfig, Network> loaded, const TrainOptions& options);
+  void ResolveSelector();
   void MakeTrainer();
   void CheckFits(const Dataset& data) const;  // ConfigError when data has more features
 

@@ -67,6 +67,7 @@ class Trainer {
   // after each batch (for progress and periodic evaluation; its time is not counted).
   template <typename OnBatch>
   EpochStats TrainEpoch(const Dataset& data, OnBatch&& on_batch);
+  void set_learning_rate(float lr) { config_.adam.lr = lr; }
 
   struct ThreadState;
 

@@ -4,6 +4,7 @@
 #include "baselines/fasttext_learner.h"
 #include "engine/engine_error.h"
 #include "engine/sparse_learner.h"
+#include "engine/text_learner.h"
 #include "engine/spec.h"
 #ifdef SPARSEBENCH_HAVE_TORCH
 #include "baselines/torch_learner.h"
@@ -17,6 +18,7 @@ std::unique_ptr<Learner> MakeLearner(const std::string& spec, const DataShape& s
   if (family == "sparse") {
     return std::make_unique<SparseLearner>(SparseConfig::Parse(spec, shape), shape, options);
   }
+  if (family == "text") return std::make_unique<TextLearner>(spec, shape, options);
   if (family == "blas") return std::make_unique<BlasLearner>(spec, shape, options);
   if (family == "fasttext") return std::make_unique<FastTextLearner>(spec, shape, options);
   if (family == "torch") {
@@ -26,7 +28,7 @@ std::unique_ptr<Learner> MakeLearner(const std::string& spec, const DataShape& s
     throw ConfigError("this build has no LibTorch baseline (configure with SPARSEBENCH_WITH_TORCH=ON)");
 #endif
   }
-  throw ConfigError("unknown engine family '" + family + "' (known: sparse, blas, torch, fasttext)");
+  throw ConfigError("unknown engine family '" + family + "' (known: sparse, text, blas, torch, fasttext)");
 }
 
 }  // namespace sparsebench

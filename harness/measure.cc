@@ -30,10 +30,11 @@ double Percentile(std::vector<double> values, double q) {
 nlohmann::json Latency(const Learner& learner, const Dataset& test, uint32_t samples) {
   if (samples == 0 || !learner.measures_latency()) return {{"latency_p50_us", nullptr}, {"latency_p99_us", nullptr}};
   std::vector<double> micros;
+  const bool text = learner.reads_text() && test.has_text();  // featurize + forward
   const size_t n = std::min<size_t>(samples, test.rows());
   for (size_t i = 0; i < n; ++i) {
     const auto start = Clock::now();
-    const TopK top = learner.PredictOne(test.row(i), 5);
+    const TopK top = text ? learner.PredictText(test.text.at(i), 5) : learner.PredictOne(test.row(i), 5);
     micros.push_back(Since(start) * 1e6);
     if (top.ids.empty()) throw std::logic_error("PredictOne returned nothing");
   }
@@ -68,7 +69,7 @@ nlohmann::json TrainAndMeasure(Learner& learner, const Dataset& train, const Dat
   const uint32_t passes = learner.runs_own_epochs() ? 1 : s.epochs;
   for (uint32_t epoch = 0; epoch < passes; ++epoch) {
     BatchHook hook;
-    if (s.evals_per_epoch > 0 && !learner.runs_own_epochs()) {
+    if (s.evals_per_epoch > 0) {  // engines that run their own passes may ignore it
       const uint64_t batches = (train.rows() + s.batch - 1) / s.batch;
       hook.interval = std::max<uint64_t>(1, batches / s.evals_per_epoch);
       hook.call = [&, batches](uint64_t done, double seconds) {

@@ -9,6 +9,7 @@ namespace sparsebench::cli {
 void AddDataCommands(CLI::App& app);
 void AddTrainCommand(CLI::App& app);
 void AddBenchCommands(CLI::App& app);  // run, report, compare
+void AddPredictCommand(CLI::App& app);
 
 // `compare` found a regression: main exits 1 without an error message.
 struct RegressionFound {};

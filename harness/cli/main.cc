@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   sparsebench::cli::AddDataCommands(app);
   sparsebench::cli::AddTrainCommand(app);
   sparsebench::cli::AddBenchCommands(app);
+  sparsebench::cli::AddPredictCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

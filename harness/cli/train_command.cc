@@ -10,6 +10,7 @@
 #include "datasets/featurizer.h"
 #include "datasets/reader.h"
 #include "engine/metrics.h"
+#include "engine/spec.h"
 #include "harness/cli/commands.h"
 #include "harness/learner_factory.h"
 #include "harness/measure.h"
@@ -47,7 +48,9 @@ std::pair<Dataset, Dataset> LoadData(const TrainArgs& args) {
                                 "data's {} and {}",
                                 test.num_features, test.num_labels, train.num_features, train.num_labels));
   }
-  if (IsTextFormat(format)) {
+  // The text engine featurizes itself (its settings travel with the model); the others
+  // get the shared featurizer's hashed n-grams.
+  if (IsTextFormat(format) && Spec::Parse(args.engine).family() != "text") {
     FeaturizerOptions f;
     f.buckets = args.buckets;
     Featurizer featurizer(f);
@@ -97,7 +100,8 @@ void AddTrainCommand(CLI::App& app) {
       ->check(CLI::IsMember({"xmc", "libsvm", "csv", "fasttext"}));
   cmd->add_option("--epochs", args->measure.epochs, "Passes over the training data")->capture_default_str()->check(CLI::Range(1u, 10000u));
   cmd->add_option("--batch", args->options.batch, "Mini-batch size")->capture_default_str()->check(CLI::Range(1u, 1u << 20));
-  cmd->add_option("--lr", args->options.lr, "Adam learning rate")->capture_default_str()->check(CLI::Range(1e-7, 10.0));
+  cmd->add_option("--lr", args->options.lr, "Adam learning rate")->capture_default_str()->check(CLI::Range(1e-7, 10.0))
+      ->each([args](const std::string&) { args->options.lr_from_user = true; });
   cmd->add_option("--threads", args->options.threads, "Threads")->capture_default_str()->check(CLI::Range(1, 1024));
   cmd->add_option("--seed", args->options.seed, "Seed")->capture_default_str();
   cmd->add_option("--buckets", args->buckets, "Hash buckets when featurizing text")->capture_default_str()->check(CLI::Range(1u, 1u << 30));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <vector>
 #include <string>
@@ -89,6 +90,29 @@ TEST(Cli, TrainRejectsBadSpecsAndMismatchedFiles) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("xmc_feature_out_of_range.txt:3: feature id 10 out of range"), std::string::npos)
       << r.output;
+}
+
+TEST(Cli, PredictAnswersEveryLineOfGarbage) {
+  testing::TempDir dir;
+  const std::string csv = testing::DataFile("csv_yelp.csv"), model = dir.file("text.spb");
+  const Result train = RunCli("train --engine text:epochs=2,hidden=8 --train " + csv + " --test " + csv + " --save " + model);
+  ASSERT_EQ(train.exit_code, 0) << train.output;
+  {
+    std::ofstream input(dir.file("in.txt"), std::ios::binary);
+    input << "great food and friendly staff\n\n\xff\xfe\xc3 bad \x80\n" << std::string(10 << 20, 'a') << "\nok\n";
+  }
+  const Result r = RunCli("predict --model " + model + " --top-k 2 < " + dir.file("in.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
+  std::vector<std::string> lines;
+  std::istringstream out(r.output);
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u) << r.output.substr(0, 2000);
+  EXPECT_EQ(std::count(lines[0].begin(), lines[0].end(), '\t'), 4) << lines[0];  // two labels with scores
+  EXPECT_EQ(lines[1], "2\terror: empty line");
+  EXPECT_TRUE(lines[2].starts_with("3\t")) << lines[2];
+  EXPECT_NE(lines[3].find("4\terror: line of 10485760 bytes"), std::string::npos) << lines[3];
+  EXPECT_TRUE(lines[4].starts_with("5\t")) << lines[4];
+  EXPECT_EQ(RunCli("predict --model " + csv + " < /dev/null").exit_code, 2);  // not a model file
 }
 
 TEST(Cli, BadArgumentsExitTwo) {
