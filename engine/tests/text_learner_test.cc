@@ -36,7 +36,8 @@ TEST(TextLearner, SmallYelpPresetTrainsFromRawText) {
   const EpochReport report = learner.TrainEpoch(data.train, {});
   const Metrics m = ComputeMetrics(learner.Predict(data.test, 5), data.test);
   ASSERT_TRUE(m.accuracy.has_value());
-  EXPECT_GE(*m.accuracy, 0.65)  // measured 0.705; either class alone is about 0.5 << learner.spec() << " passes " << report.details.at("passes");
+  // Measured 0.705; either class alone is about 0.5.
+  EXPECT_GE(*m.accuracy, 0.65) << learner.spec() << " passes " << report.details.at("passes");
   EXPECT_NE(learner.spec().find("buckets=65536"), std::string::npos) << learner.spec();  // chosen from 2,800 rows
 }
 

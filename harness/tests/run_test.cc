@@ -100,5 +100,25 @@ TEST(RunMatrix, TimeLimitBecomesATimeoutRow) {
   EXPECT_EQ(rows[2]["status"], "ok");
 }
 
+TEST(RunMatrix, ShardsMergeIntoOneReport) {
+  testing::TempDir dir;
+  const std::string matrix = dir.file("m.toml");
+  std::string text = kMatrix;
+  text.replace(text.find("epochs = 40"), 11, "epochs = 1");
+  std::ofstream(matrix) << text;
+  for (const char* shard : {"0/2", "1/2"}) {
+    const std::string out = dir.file(std::string("shard") + shard[0]);
+    EXPECT_EQ(RunBinary({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data"), "--shard", shard}), 0);
+  }
+  EXPECT_EQ(ReadResultsCsv(dir.file("shard0") + "/results.csv").size(), 2u);  // cells 0 and 2
+  EXPECT_EQ(ReadResultsCsv(dir.file("shard1") + "/results.csv").size(), 1u);
+  EXPECT_EQ(RunBinary({SPARSEBENCH_BINARY, "report", dir.file("shard0"), dir.file("shard1"), "--out", dir.file("merged")}), 0);
+  const auto rows = ReadResultsCsv(dir.file("merged") + "/results.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  std::ifstream report(dir.file("merged") + "/report.md");
+  const std::string md((std::istreambuf_iterator<char>(report)), {});
+  for (const char* engine : {"`first`", "`slow`", "`last`"}) EXPECT_NE(md.find(engine), std::string::npos) << engine;
+}
+
 }  // namespace
 }  // namespace sparsebench
