@@ -7,7 +7,7 @@ set logscale x
 set xlabel 'training seconds'
 set ylabel 'accuracy'
 set title 'dbpedia: time to accuracy'
-plot 'dbpedia-curve0.dat' using 1:2 with linespoints title 'sparse (2t, AMD EPYC, 2 cores)', 'dbpedia-curve1.dat' using 1:2 with linespoints title 'blas (2t, AMD EPYC, 2 cores)', 'dbpedia-curve2.dat' using 1:2 with linespoints title 'torch (2t, AMD EPYC, 2 cores)', 'dbpedia-curve3.dat' using 1:2 with linespoints title 'fasttext (2t, AMD EPYC, 2 cores)', 'dbpedia-curve4.dat' using 1:2 with linespoints title 'fasttext-tuned (2t, AMD EPYC, 2 cores)'
+plot 'dbpedia-curve0.dat' using 1:2 with linespoints title 'text (2t, AMD EPYC, 2 cores)', 'dbpedia-curve1.dat' using 1:2 with linespoints title 'sparse (2t, AMD EPYC, 2 cores)', 'dbpedia-curve2.dat' using 1:2 with linespoints title 'blas (2t, AMD EPYC, 2 cores)', 'dbpedia-curve3.dat' using 1:2 with linespoints title 'torch (2t, AMD EPYC, 2 cores)', 'dbpedia-curve4.dat' using 1:2 with linespoints title 'fasttext (2t, AMD EPYC, 2 cores)', 'dbpedia-curve5.dat' using 1:2 with linespoints title 'fasttext-tuned (2t, AMD EPYC, 2 cores)'
 unset logscale x
 set output 'dbpedia-cost.png'
 set style fill solid
