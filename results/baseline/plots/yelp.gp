@@ -7,7 +7,7 @@ set logscale x
 set xlabel 'training seconds'
 set ylabel 'accuracy'
 set title 'yelp: time to accuracy'
-plot 'yelp-curve0.dat' using 1:2 with linespoints title 'sparse (2t, AMD EPYC, 2 cores)', 'yelp-curve1.dat' using 1:2 with linespoints title 'blas (2t, AMD EPYC, 2 cores)', 'yelp-curve2.dat' using 1:2 with linespoints title 'torch (2t, AMD EPYC, 2 cores)', 'yelp-curve3.dat' using 1:2 with linespoints title 'fasttext (2t, AMD EPYC, 2 cores)'
+plot 'yelp-curve0.dat' using 1:2 with linespoints title 'text (2t, AMD EPYC, 2 cores)', 'yelp-curve1.dat' using 1:2 with linespoints title 'sparse (2t, AMD EPYC, 2 cores)', 'yelp-curve2.dat' using 1:2 with linespoints title 'blas (2t, AMD EPYC, 2 cores)', 'yelp-curve3.dat' using 1:2 with linespoints title 'torch (2t, AMD EPYC, 2 cores)', 'yelp-curve4.dat' using 1:2 with linespoints title 'fasttext (2t, AMD EPYC, 2 cores)'
 unset logscale x
 set output 'yelp-cost.png'
 set style fill solid
