@@ -103,6 +103,7 @@ FastTextLearner::Config FastTextLearner::ParseConfig(const std::string& text) {
   c.loss = Choice(spec, "loss", {"auto", "softmax", "ova", "hs"});
   c.repeat_values = Choice(spec, "values", {"drop", "repeat"}) == "repeat";
   c.autotune_seconds = spec.Int("autotune", 0, 0, kIntMax);
+  c.threads = spec.Int("threads", 0, 0, 1024);
   c.bin = spec.String("bin", "fasttext");
   spec.Finish();
   return c;
@@ -138,6 +139,7 @@ std::string FastTextLearner::spec() const {
     items.push_back(std::string("values=") + (config_.repeat_values ? "repeat" : "drop"));
   }
   items.push_back(fmt::format("autotune={}", config_.autotune_seconds));
+  if (config_.threads > 0) items.push_back(fmt::format("threads={}", config_.threads));
   if (config_.bin != "fasttext") items.push_back("bin=" + config_.bin);
   return fmt::format("fasttext:{}", fmt::join(items, ","));
 }
@@ -152,7 +154,8 @@ std::vector<std::string> FastTextLearner::ModelArgs() const {
 }
 
 std::vector<std::string> FastTextLearner::ProcessArgs() const {
-  return {"-thread", std::to_string(std::max(1, options_.threads)), "-seed",
+  const int64_t threads = config_.threads > 0 ? config_.threads : std::max(1, options_.threads);
+  return {"-thread", std::to_string(threads), "-seed",
           std::to_string(options_.seed % (uint64_t{1} << 31))};
 }
 

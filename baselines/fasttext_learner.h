@@ -62,6 +62,7 @@ class FastTextLearner : public Learner {
     std::string loss = "auto";
     bool repeat_values = false;
     int64_t autotune_seconds = 0;
+    int64_t threads = 0;  // 0: the run's --threads; 1 makes fastText deterministic
     std::string bin = "fasttext";
   };
   struct Setting {

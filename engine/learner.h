@@ -18,6 +18,7 @@ struct TrainOptions {
   int threads = 1;
   uint64_t seed = 1;
   bool lr_from_user = false;  // engines with their own default learning rate keep it otherwise
+  uint32_t passes = 0;        // > 0: the user's pass count, for engines that run their own
 };
 
 struct DataShape {

@@ -78,6 +78,7 @@ TextLearner::TextLearner(const std::string& spec, const DataShape& shape, const 
     : config_(TextConfig::Parse(spec)), options_(options), featurizer_(FeaturizerOptions{}) {  // until Resolve
   if (shape.labels == 0) throw ConfigError("the training data has no labels");
   if (options.lr_from_user) config_.lr = options.lr;
+  if (options.passes > 0) config_.epochs = options.passes;
   label_names_.resize(shape.labels);
 }
 

@@ -44,10 +44,10 @@ class TomlReader {
     e.spec = Get<std::string>(t, "spec", "");
     if (e.spec.empty()) Fail(t, "an engine needs a spec");
     e.name = Get<std::string>(t, "name", e.spec.substr(0, e.spec.find(':')));
-    e.epochs = Get<uint32_t>(t, "epochs", 1);
+    e.epochs = Get<uint32_t>(t, "epochs", 0);  // 0: the engine's default
     e.batch = Get<uint32_t>(t, "batch", 256);
     e.lr = Get<double>(t, "lr", 1e-3);
-    if (e.epochs == 0 || e.batch == 0 || !(e.lr > 0)) Fail(t, "epochs, batch and lr must be positive");
+    if (e.batch == 0 || !(e.lr > 0)) Fail(t, "batch and lr must be positive");
     return e;
   }
 

@@ -10,7 +10,7 @@ namespace sparsebench {
 struct MatrixEngine {
   std::string name;  // short label in reports, e.g. "sparse"
   std::string spec;
-  uint32_t epochs = 1;
+  uint32_t epochs = 0;  // 0: not given (1, or the passes a text engine chooses)
   uint32_t batch = 256;
   double lr = 1e-3;
 };

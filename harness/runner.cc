@@ -44,14 +44,14 @@ DataFiles PrepareData(const MatrixDataset& d, const std::string& data_dir) {
 std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const DataFiles& files,
                                      const std::string& binary) {
   std::vector<std::string> argv = {binary, "train", "--engine", c.engine->spec, "--train", files.train,
-                                   "--test", files.test, "--epochs", std::to_string(c.engine->epochs),
-                                   "--batch", std::to_string(c.engine->batch), "--lr", fmt::format("{:g}", c.engine->lr),
+                                   "--test", files.test, "--batch", std::to_string(c.engine->batch), "--lr", fmt::format("{:g}", c.engine->lr),
                                    "--threads", std::to_string(c.threads), "--seed", std::to_string(c.repeat),
                                    "--evals-per-epoch", std::to_string(m.evals_per_epoch),
                                    "--eval-sample", std::to_string(m.eval_sample), "--metric", c.dataset->metric,
                                    "--target", fmt::format("{:g}", c.dataset->target),
                                    "--latency-samples", std::to_string(m.latency_samples)};
   if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});
+  if (c.engine->epochs > 0) argv.insert(argv.end(), {"--epochs", std::to_string(c.engine->epochs)});
   return argv;
 }
 

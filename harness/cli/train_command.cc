@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -98,7 +99,9 @@ void AddTrainCommand(CLI::App& app) {
   cmd->add_option("--test", args->test, "Test file")->required();
   cmd->add_option("--format", args->format, "xmc, libsvm, csv or fasttext (default: by extension)")
       ->check(CLI::IsMember({"xmc", "libsvm", "csv", "fasttext"}));
-  cmd->add_option("--epochs", args->measure.epochs, "Passes over the training data")->capture_default_str()->check(CLI::Range(1u, 10000u));
+  cmd->add_option("--epochs", args->measure.epochs,
+                  "Passes over the training data (the text engine chooses its own unless this is given)")
+      ->each([args](const std::string& text) { args->options.passes = static_cast<uint32_t>(std::strtoul(text.c_str(), nullptr, 10)); })->capture_default_str()->check(CLI::Range(1u, 10000u));
   cmd->add_option("--batch", args->options.batch, "Mini-batch size")->capture_default_str()->check(CLI::Range(1u, 1u << 20));
   cmd->add_option("--lr", args->options.lr, "Adam learning rate")->capture_default_str()->check(CLI::Range(1e-7, 10.0))
       ->each([args](const std::string&) { args->options.lr_from_user = true; });
