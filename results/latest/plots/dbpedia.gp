@@ -1,4 +1,4 @@
-cd '/work/main/results/latest/plots'
+cd '/tmp/bench-clone/results/latest/plots'
 set terminal pngcairo size 900,500 noenhanced
 set key bottom right
 set grid
