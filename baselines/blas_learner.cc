@@ -220,6 +220,7 @@ void BlasLearner::Save(const std::string& path) const { SaveModel(path, spec(), 
 std::map<std::string, std::string> BlasLearner::context() const {
   std::map<std::string, std::string> c = BlasContext();
   c["omp_threads"] = std::to_string(options_.threads);
+  c["blas_threads_in_training"] = "1 in each OpenMP thread (products split across them)";
   return c;
 }
 

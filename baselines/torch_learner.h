@@ -22,6 +22,7 @@ class TorchLearner : public Learner {
   std::string spec() const override { return spec_.Canonical(); }
   EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
+  TopK PredictOne(const SparseRow& row, uint32_t k) const override;
   void Save(const std::string& path) const override;
   size_t model_bytes() const override;
   std::map<std::string, std::string> context() const override;
@@ -30,6 +31,7 @@ class TorchLearner : public Learner {
 
  private:
   struct Model;
+  void UseThreads(int threads) const;
   DenseSpec spec_;
   TrainOptions options_;
   NetworkShape shape_;
