@@ -1,4 +1,4 @@
-cd '/tmp/bench-clone/results/latest/plots'
+cd '/work/main/results/latest/plots'
 set terminal pngcairo size 900,500 noenhanced
 set key bottom right
 set grid
