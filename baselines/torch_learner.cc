@@ -1,7 +1,6 @@
 #include "baselines/torch_learner.h"
 
 #include <ATen/Parallel.h>
-#include <ATen/Version.h>
 #include <cblas.h>
 #include <torch/torch.h>
 
@@ -10,10 +9,10 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <sstream>
 #include <vector>
 
 #include "baselines/epoch_loop.h"
+#include "baselines/versions.h"
 #include "engine/blas_info.h"
 #include "engine/engine_error.h"
 #include "engine/model_io.h"
@@ -23,20 +22,6 @@ namespace {
 
 torch::Tensor Wrap(const float* data, std::vector<int64_t> sizes) {
   return torch::from_blob(const_cast<float*>(data), sizes, torch::kFloat32);
-}
-
-// The line of at::show_config() that names a setting, e.g. "BLAS_INFO=open".
-std::string ConfigValue(const std::string& key) {
-  std::istringstream config(at::show_config());
-  for (std::string line; std::getline(config, line);) {
-    const size_t at = line.find(key + "=");
-    if (at != std::string::npos) {
-      const size_t end = line.find(',', at);
-      return line.substr(at + key.size() + 1,
-                         end == std::string::npos ? end : end - at - key.size() - 1);
-    }
-  }
-  return "unknown";
 }
 
 // Every step LibTorch allocates and frees some hundred MB of tensors (logits, softmax, their
@@ -225,7 +210,7 @@ size_t TorchLearner::model_bytes() const {
 std::map<std::string, std::string> TorchLearner::context() const {
   std::map<std::string, std::string> c = BlasContext();
   c["torch_version"] = TORCH_VERSION;
-  c["torch_blas"] = ConfigValue("BLAS_INFO");
+  c["torch_blas"] = TorchBlasInfo();
   c["torch_intra_op_threads"] = std::to_string(at::get_num_threads());
   c["torch_inter_op_threads"] = std::to_string(at::get_num_interop_threads());
   c["torch_device"] = spec_.device;

@@ -30,13 +30,23 @@ std::map<std::string, std::string> LibraryVersions() {
   v["openblas_package"] = PackageVersion("libopenblas0-pthread");
 #ifdef SPARSEBENCH_HAVE_TORCH
   v["torch_version"] = TORCH_VERSION;
-  const std::string config = at::show_config();
-  const size_t at = config.find("BLAS_INFO=");
-  v["torch_blas"] = at == std::string::npos ? "unknown" : config.substr(at + 10, config.find_first_of(", \n", at + 10) - at - 10);
+  v["torch_blas"] = TorchBlasInfo();
 #else
   v["torch_version"] = "not built";
 #endif
   return v;
+}
+
+std::string TorchBlasInfo() {
+#ifdef SPARSEBENCH_HAVE_TORCH
+  const std::string config = at::show_config();
+  const size_t at = config.find("BLAS_INFO=");
+  if (at == std::string::npos) return "unknown";
+  const size_t begin = at + 10;
+  return config.substr(begin, config.find_first_of(", \n", begin) - begin);
+#else
+  return "not built";
+#endif
 }
 
 }  // namespace sparsebench

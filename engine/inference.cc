@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/aligned.h"
+#include "engine/engine_error.h"
 #include "engine/vector_ops.h"
 
 namespace sparsebench {
@@ -62,6 +63,9 @@ TopK PredictExact(const Network& net, const Dataset& data, uint32_t k, int threa
 }
 
 TopK PredictRowExact(const Network& net, const SparseRow& row, uint32_t k) {
+  for (uint32_t f : row.features) {
+    if (f >= net.shape.input_dim) throw ConfigError("feature id beyond the model's input");
+  }
   FloatVector hidden(net.shape.hidden_dim);
   std::vector<float> scores(net.shape.output_dim);
   net.Hidden(row.features, row.values, hidden.data());

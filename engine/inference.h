@@ -13,7 +13,7 @@ namespace sparsebench {
 // sgemm (OpenBLAS) for the block's scores against the whole output layer.
 TopK PredictExact(const Network& network, const Dataset& data, uint32_t k, int threads);
 
-// Exact top-k of one row on the calling thread.
+// Exact top-k of one row on the calling thread; ConfigError for a feature beyond the input.
 TopK PredictRowExact(const Network& network, const SparseRow& row, uint32_t k);
 
 // Top-k among the neurons the selector returns for each row (no label forcing).

@@ -185,9 +185,6 @@ TopK SparseLearner::PredictWithSelector(const Dataset& data, uint32_t k) const {
 }
 
 TopK SparseLearner::PredictOne(const SparseRow& row, uint32_t k) const {
-  for (uint32_t f : row.features) {
-    if (f >= network_.shape.input_dim) throw ConfigError("feature id beyond the model's input");
-  }
   return PredictRowExact(network_, row, k);
 }
 
