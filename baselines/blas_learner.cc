@@ -12,6 +12,7 @@
 #include "engine/engine_error.h"
 #include "engine/inference.h"
 #include "engine/model_io.h"
+#include "engine/train_defaults.h"
 #include "engine/vector_ops.h"
 
 namespace sparsebench {
@@ -48,33 +49,39 @@ void ColumnSums(const float* m, size_t rows, size_t cols, float* sums, int threa
 BlasLearner::BlasLearner(const std::string& spec, const DataShape& shape,
                          const TrainOptions& options)
     : spec_(DenseSpec::Parse(spec, "blas")),
-      options_(options),
+      options_(WithDefaults(options)),
       network_(NetworkShape{shape.features, spec_.hidden, shape.labels}, options.seed) {
   if (shape.features == 0 || shape.labels == 0)
     throw ConfigError("the training data has no features or labels");
   const size_t h = spec_.hidden;
-  hidden_.resize(options.batch * h);
-  hidden_grad_.resize(options.batch * h);
-  logits_.resize(size_t{options.batch} * shape.labels);
+  hidden_.resize(options_.batch * h);
+  hidden_grad_.resize(options_.batch * h);
+  logits_.resize(size_t{options_.batch} * shape.labels);
   input_grad_.assign(network_.input.w.size(), 0.0f);
   output_grad_.resize(network_.output.w.size());
   output_bias_grad_.resize(shape.labels);
   hidden_bias_grad_.resize(h);
 }
 
-EpochReport BlasLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
+TrainSettings BlasLearner::settings() const {
+  return {options_.batch, options_.lr, options_.epochs, "adam, dense: every weight every step"};
+}
+
+void BlasLearner::Train(const Dataset& train, const PausePlan& plan) {
   if (train.num_features > network_.shape.input_dim ||
       train.num_labels > network_.shape.output_dim) {
     throw ConfigError("training data is wider than the model");
   }
-  const GemmTotals before = gemm_;
-  EpochReport report =
-      RunEpoch(train, options_.seed, ++epoch_, options_.batch, hook,
-               [&](std::span<const uint32_t> rows) { return TrainBatch(train, rows); });
-  report.details["seconds_gemm"] = gemm_.seconds - before.seconds;
-  report.details["gemm_gflops"] =
-      (gemm_.flops - before.flops) / 1e9 / std::max(1e-9, gemm_.seconds - before.seconds);
-  return report;
+  for (uint32_t e = 0; e < options_.epochs; ++e) {
+    const GemmTotals before = gemm_;
+    RunEpoch(train, options_.seed, ++epoch_, options_.batch, plan, e,
+             [&](std::span<const uint32_t> rows) { return TrainBatch(train, rows); },
+             [&]() -> std::map<std::string, double> {
+               const double seconds = gemm_.seconds - before.seconds;
+               return {{"seconds_gemm", seconds},
+                       {"gemm_gflops", (gemm_.flops - before.flops) / 1e9 / std::max(1e-9, seconds)}};
+             });
+  }
 }
 
 double BlasLearner::TrainBatch(const Dataset& data, std::span<const uint32_t> rows) {
@@ -208,8 +215,8 @@ TopK BlasLearner::Predict(const Dataset& data, uint32_t k) const {
   return PredictExact(network_, data, k, options_.threads);
 }
 
-TopK BlasLearner::PredictOne(const SparseRow& row, uint32_t k) const {
-  return PredictRowExact(network_, row, k);
+TopK BlasLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
+  return PredictRowExact(network_, data.row(row), k);
 }
 
 void BlasLearner::Save(const std::string& path) const { SaveModel(path, spec(), {}, network_); }

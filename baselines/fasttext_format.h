@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "datasets/dataset.h"
-#include "engine/metrics.h"
+#include "datasets/metrics.h"
 
 namespace sparsebench {
 

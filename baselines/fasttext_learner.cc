@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <limits>
 #include <numeric>
@@ -24,10 +23,6 @@ constexpr double kDefaultLr = 0.1;
 constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 constexpr double kHeldOutFraction = 0.1;
 constexpr size_t kStderrTail = 2000;
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Every key's minimum is >= 0, so -1 can only be the fallback of an absent key.
 std::optional<int64_t> OptionalInt(Spec& spec, const std::string& key, int64_t min, int64_t max) {
@@ -177,7 +172,13 @@ ProcessResult FastTextLearner::Run(std::vector<std::string> args, const fs::path
   return result;
 }
 
-EpochReport FastTextLearner::TrainEpoch(const Dataset& train, const BatchHook& /*hook*/) {
+TrainSettings FastTextLearner::settings() const {
+  const int64_t epochs = train_args_.empty() ? config_.epoch.value_or(kDefaultEpoch) : EpochsIn(train_args_);
+  return {0, config_.lr.value_or(kDefaultLr), static_cast<uint32_t>(epochs),
+          "fastText SGD (HOGWILD), lr decaying linearly to 0"};
+}
+
+void FastTextLearner::Train(const Dataset& train, const PausePlan& plan) {
   CheckHasInput(train);
   const std::vector<uint32_t> rows = LabelledRows(train);
   if (rows.empty()) throw DataError(train.name, 0, "no row has a label to train fastText on");
@@ -186,41 +187,38 @@ EpochReport FastTextLearner::TrainEpoch(const Dataset& train, const BatchHook& /
   fs::remove(model_file(), ignored);
   loss_ = config_.loss != "auto" ? config_.loss : AnyMultiLabel(train) ? "ova" : "softmax";
   num_labels_ = std::max(num_labels_, train.num_labels);
-  EpochReport report;
-  const auto start = std::chrono::steady_clock::now();
   WriteFastTextRows(train, rows, TrainingRows(train, config_.repeat_values),
                     dir_.path() / "train.txt");
-  report.details["seconds_write"] = SecondsSince(start);
   const std::vector<std::string> model_args =
-      config_.autotune_seconds > 0 ? Autotune(train, rows, report) : ModelArgs();
+      config_.autotune_seconds > 0 ? Autotune(train, rows) : ModelArgs();
   train_args_ = {"supervised", "-input", dir_.path() / "train.txt", "-output",
                  dir_.path() / "model"};
   Append(train_args_, model_args);
   Append(train_args_, ProcessArgs());
   Append(train_args_, {"-verbose", "0"});
-  report.seconds = Run(train_args_, dir_.path(), "train.out").seconds;
+  Run(train_args_, dir_.path(), "train.out");
   if (!fs::exists(model_file())) {
     throw std::runtime_error(fmt::format("{} {} exited with status 0 but wrote no {}", binary_,
                                          CommandLine(train_args_), model_file().string()));
   }
-  report.samples = rows.size() * static_cast<uint64_t>(EpochsIn(model_args));
   text_rows_ = train.has_text();
-  return report;
+  Progress end;
+  end.epoch = static_cast<double>(EpochsIn(model_args));
+  end.samples = rows.size() * static_cast<uint64_t>(EpochsIn(model_args));
+  end.epoch_end = true;
+  plan(end);
 }
 
 std::vector<std::string> FastTextLearner::Autotune(const Dataset& train,
-                                                   const std::vector<uint32_t>& rows,
-                                                   EpochReport& report) {
+                                                   const std::vector<uint32_t>& rows) {
   if (rows.size() < 2) throw DataError(train.name, 0, "autotune needs 2 or more labelled rows");
   const double fraction = std::max(kHeldOutFraction, 1.0 / static_cast<double>(rows.size()));
   const RowSplit split = HeldOutSplit(rows.size(), fraction, options_.seed);
   const fs::path& dir = dir_.path();
   const fs::path part = dir / "tune_train.txt", valid = dir / "tune_valid.txt";
-  const auto start = std::chrono::steady_clock::now();
   const FastTextRows format = TrainingRows(train, config_.repeat_values);
   WriteFastTextRows(train, Pick(rows, split.train), format, part);
   WriteFastTextRows(train, Pick(rows, split.held_out), format, valid);
-  report.details["seconds_write"] += SecondsSince(start);
   std::vector<std::string> args = {"supervised",
                                    "-input",
                                    part,
@@ -233,9 +231,8 @@ std::vector<std::string> FastTextLearner::Autotune(const Dataset& train,
   Append(args, ModelArgs());
   Append(args, ProcessArgs());
   Append(args, {"-verbose", "3"});  // the level at which autotune prints the chosen lr
-  double seconds = Run(args, dir, "autotune.out").seconds;
-  seconds += Run({"dump", dir / "tuned.bin", "args"}, dir, "tuned_args.out").seconds;
-  report.details["seconds_autotune"] = seconds;
+  Run(args, dir, "autotune.out");
+  Run({"dump", dir / "tuned.bin", "args"}, dir, "tuned_args.out");
   tuned_args_ = ReadTunedArgs(dir / "tuned_args.out", dir / "autotune.out");
   return tuned_args_;
 }
@@ -261,6 +258,11 @@ TopK FastTextLearner::Predict(const Dataset& data, uint32_t k) const {
       "predictions.txt");
   std::ifstream in(call.path() / "predictions.txt");
   return ParseFastTextPredictions(in, data.rows(), k, num_labels_);
+}
+
+TopK FastTextLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
+  const uint32_t one = static_cast<uint32_t>(row);
+  return Predict(TakeRows(data, std::span(&one, 1)), k);
 }
 
 void FastTextLearner::Save(const std::string& path) const {

@@ -45,14 +45,13 @@ class FastTextLearner : public Learner {
   FastTextLearner& operator=(const FastTextLearner&) = delete;
 
   std::string spec() const override;
-  EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
+  TrainSettings settings() const override;
+  void Train(const Dataset& train, const PausePlan& plan) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
+  TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const override;
   void Save(const std::string& path) const override;
   size_t model_bytes() const override;
   std::map<std::string, std::string> context() const override;
-  bool runs_own_epochs() const override { return true; }
-  // A row of text cannot travel as a SparseRow, and each prediction starts a process.
-  bool measures_latency() const override { return false; }
 
  private:
   struct Config {
@@ -74,8 +73,7 @@ class FastTextLearner : public Learner {
   std::vector<Setting> TunableSettings() const;
   std::vector<std::string> ModelArgs() const;
   std::vector<std::string> ProcessArgs() const;
-  std::vector<std::string> Autotune(const Dataset& train, const std::vector<uint32_t>& rows,
-                                    EpochReport& report);
+  std::vector<std::string> Autotune(const Dataset& train, const std::vector<uint32_t>& rows);
   ProcessResult Run(std::vector<std::string> args, const std::filesystem::path& dir,
                     const std::string& stdout_name) const;
   std::filesystem::path model_file() const { return dir_.path() / "model.bin"; }

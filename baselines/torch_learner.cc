@@ -16,6 +16,7 @@
 #include "engine/blas_info.h"
 #include "engine/engine_error.h"
 #include "engine/model_io.h"
+#include "engine/train_defaults.h"
 
 namespace sparsebench {
 namespace {
@@ -112,7 +113,7 @@ struct TorchLearner::Model : torch::nn::Module {
 TorchLearner::TorchLearner(const std::string& spec, const DataShape& shape,
                            const TrainOptions& options)
     : spec_(DenseSpec::Parse(spec, "torch")),
-      options_(options),
+      options_(WithDefaults(options)),
       shape_{shape.features, spec_.hidden, shape.labels} {
   if (shape.features == 0 || shape.labels == 0)
     throw ConfigError("the training data has no features or labels");
@@ -121,30 +122,35 @@ TorchLearner::TorchLearner(const std::string& spec, const DataShape& shape,
         "torch:device=cuda needs a LibTorch built with CUDA and a GPU; this one has none");
   }
   KeepFreedMemory();
-  torch::set_num_threads(options.threads);
-  openblas_set_num_threads(options.threads);
-  torch::manual_seed(options.seed);
-  const Network init(shape_, options.seed);
-  model_ = std::make_unique<Model>(shape_, init, torch::Device(spec_.device), options.lr);
+  torch::set_num_threads(options_.threads);
+  openblas_set_num_threads(options_.threads);
+  torch::manual_seed(options_.seed);
+  const Network init(shape_, options_.seed);
+  model_ = std::make_unique<Model>(shape_, init, torch::Device(spec_.device), options_.lr);
 }
 
 TorchLearner::~TorchLearner() = default;
 
-EpochReport TorchLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
+TrainSettings TorchLearner::settings() const {
+  return {options_.batch, options_.lr, options_.epochs, "adam, dense: every weight every step (torch::optim::Adam)"};
+}
+
+void TorchLearner::Train(const Dataset& train, const PausePlan& plan) {
   if (train.num_features > shape_.input_dim || train.num_labels > shape_.output_dim) {
     throw ConfigError("training data is wider than the model");
   }
-  UseThreads(options_.threads);
-  model_->train();
-  return RunEpoch(train, options_.seed, ++epoch_, options_.batch, hook,
-                  [&](std::span<const uint32_t> rows) {
-                    model_->Gather(train, rows);
-                    torch::Tensor loss = model_->Loss(model_->Logits(), train, rows);
-                    model_->adam->zero_grad();
-                    loss.backward();
-                    model_->adam->step();
-                    return loss.item<double>();
-                  });
+  for (uint32_t e = 0; e < options_.epochs; ++e) {
+    UseThreads(options_.threads);  // a pause (evaluation, latency) may have changed them
+    model_->train();
+    RunEpoch(train, options_.seed, ++epoch_, options_.batch, plan, e, [&](std::span<const uint32_t> rows) {
+      model_->Gather(train, rows);
+      torch::Tensor loss = model_->Loss(model_->Logits(), train, rows);
+      model_->adam->zero_grad();
+      loss.backward();
+      model_->adam->step();
+      return loss.item<double>();
+    });
+  }
 }
 
 void TorchLearner::UseThreads(int threads) const {
@@ -152,9 +158,10 @@ void TorchLearner::UseThreads(int threads) const {
   openblas_set_num_threads(threads);  // LibTorch's mm calls OpenBLAS's sgemm_
 }
 
-TopK TorchLearner::PredictOne(const SparseRow& row, uint32_t k) const {
+TopK TorchLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
   UseThreads(1);  // a request on one thread, like the other engines' PredictOne
-  return Learner::PredictOne(row, k);
+  const uint32_t one = static_cast<uint32_t>(row);
+  return Predict(TakeRows(data, std::span(&one, 1)), k);
 }
 
 TopK TorchLearner::Predict(const Dataset& data, uint32_t k) const {

@@ -20,9 +20,10 @@ class TorchLearner : public Learner {
   ~TorchLearner() override;
 
   std::string spec() const override { return spec_.Canonical(); }
-  EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
+  TrainSettings settings() const override;
+  void Train(const Dataset& train, const PausePlan& plan) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
-  TopK PredictOne(const SparseRow& row, uint32_t k) const override;
+  TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const override;
   void Save(const std::string& path) const override;
   size_t model_bytes() const override;
   std::map<std::string, std::string> context() const override;

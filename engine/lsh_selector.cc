@@ -45,6 +45,7 @@ class LshSelector : public NeuronSelector {
   void Select(std::span<const float> input, std::span<const uint32_t> forced, uint32_t target,
               SelectorScratch& scratch, Rng& rng, std::vector<uint32_t>& active) const override {
     const uint32_t stamp = scratch.BeginWith(rows_, forced, active);
+    if (tables_.tables() == 0) return;  // not built yet: nothing but the forced ids
     const uint32_t tables = family_->tables();
     scratch.codes.resize(tables);
     family_->Hash(input, scratch.codes, scratch.hash);

@@ -9,6 +9,7 @@
 #include "engine/inference.h"
 #include "engine/model_io.h"
 #include "engine/spec.h"
+#include "engine/train_defaults.h"
 
 namespace sparsebench {
 
@@ -84,7 +85,7 @@ uint32_t SparseConfig::ActiveTarget(uint32_t outputs) const {
 SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
                              const TrainOptions& options)
     : config_(config),
-      options_(options),
+      options_(WithDefaults(options)),
       network_(NetworkShape{shape.features, config.hidden, shape.labels}, options.seed) {
   if (shape.features == 0 || shape.labels == 0) throw ConfigError("the training data has no features or labels");
   ResolveSelector();
@@ -108,7 +109,7 @@ SparseLearner::SparseLearner(std::pair<SparseConfig, Network> loaded, const Trai
     : SparseLearner(loaded.first, std::move(loaded.second), options) {}
 
 SparseLearner::SparseLearner(const SparseConfig& config, Network network, const TrainOptions& options)
-    : config_(config), options_(options), network_(std::move(network)) {
+    : config_(config), options_(WithDefaults(options)), network_(std::move(network)) {
   network_.input.ResetOptimizer();
   network_.output.ResetOptimizer();
   ResolveSelector();
@@ -145,24 +146,46 @@ void SparseLearner::MakeTrainer() {
   trainer_ = std::make_unique<Trainer>(network_, selector_.get(), tc);
 }
 
-EpochReport SparseLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
+TrainSettings SparseLearner::settings() const {
+  return {options_.batch, options_.lr, options_.epochs, "adam, lazy: only the rows that received gradient"};
+}
+
+void SparseLearner::Train(const Dataset& train, const PausePlan& plan) {
+  for (uint32_t e = 0; e < options_.epochs; ++e) TrainOneEpoch(train, plan, e);
+}
+
+void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset) {
   CheckFits(train);
   if (train.num_labels > network_.shape.output_dim) {
     throw ConfigError("training data has more labels than the model's outputs");
   }
-  EpochStats stats = trainer_->TrainEpoch(train, [&](uint64_t batches, double seconds) {
-    if (hook.interval != 0 && batches % hook.interval == 0 && hook.call) hook.call(batches, seconds);
+  const uint64_t batches = (train.rows() + options_.batch - 1) / options_.batch;
+  const uint64_t every = plan.per_epoch == 0 ? 0 : std::max<uint64_t>(1, batches / plan.per_epoch);
+  double loss_before = 0;
+  uint64_t samples_before = 0;
+  auto progress = [&](uint64_t done, const EpochStats& s) {
+    Progress p;
+    p.epoch = epoch_offset + static_cast<double>(done) / static_cast<double>(std::max<uint64_t>(batches, 1));
+    p.samples = s.samples;
+    if (s.samples > samples_before) p.mean_loss = (s.mean_loss - loss_before) / static_cast<double>(s.samples - samples_before);
+    loss_before = s.mean_loss;
+    samples_before = s.samples;
+    return p;
+  };
+  EpochStats stats = trainer_->TrainEpoch(train, [&](uint64_t done, const EpochStats& s) {
+    if (every != 0 && done % every == 0 && done < batches) plan(progress(done, s));
   });
-  EpochReport report;
-  report.samples = stats.samples;
-  report.seconds = stats.seconds;
-  report.mean_loss = stats.mean_loss;
-  report.details["mean_active"] = stats.mean_active;
-  report.details["seconds_samples"] = stats.phases.samples;
-  report.details["seconds_update"] = stats.phases.update;
-  report.details["seconds_rebuild"] = stats.phases.rebuild;
-  report.details["rebuilds"] = stats.rebuilds;
-  return report;
+  Progress end;
+  end.epoch = epoch_offset + 1;
+  end.samples = stats.samples;
+  end.mean_loss = stats.mean_loss;
+  end.epoch_end = true;
+  end.details = {{"mean_active", stats.mean_active},
+                 {"seconds_samples", stats.phases.samples},
+                 {"seconds_update", stats.phases.update},
+                 {"seconds_rebuild", stats.phases.rebuild},
+                 {"rebuilds", stats.rebuilds}};
+  plan(end);
 }
 
 void SparseLearner::CheckFits(const Dataset& data) const {
@@ -184,8 +207,19 @@ TopK SparseLearner::PredictWithSelector(const Dataset& data, uint32_t k) const {
                        options_.threads);
 }
 
-TopK SparseLearner::PredictOne(const SparseRow& row, uint32_t k) const {
+TopK SparseLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
+  return PredictRow(data.row(row), k);
+}
+
+TopK SparseLearner::PredictRow(const SparseRow& row, uint32_t k) const {
   return PredictRowExact(network_, row, k);
+}
+
+std::optional<std::vector<std::vector<uint32_t>>> SparseLearner::ActiveSets(const Dataset& rows) const {
+  if (!selector_) return std::nullopt;
+  CheckFits(rows);
+  return SelectActive(network_, *selector_, config_.ActiveTarget(network_.shape.output_dim), rows,
+                      options_.threads);
 }
 
 void SparseLearner::Save(const std::string& path) const {

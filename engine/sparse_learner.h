@@ -35,14 +35,19 @@ class SparseLearner : public Learner {
   ~SparseLearner() override;
 
   std::string spec() const override { return config_.Canonical(); }
-  EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
+  TrainSettings settings() const override;
+  void Train(const Dataset& train, const PausePlan& plan) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
-  TopK PredictOne(const SparseRow& row, uint32_t k) const override;
+  TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const override;
+  TopK PredictRow(const SparseRow& row, uint32_t k) const;
+  std::optional<std::vector<std::vector<uint32_t>>> ActiveSets(const Dataset& rows) const override;
   TopK PredictWithSelector(const Dataset& data, uint32_t k) const;
   void Save(const std::string& path) const override;
   size_t model_bytes() const override { return network_.bytes(); }
   const Network& network() const { return network_; }
   void set_learning_rate(float lr);
+  // Trains one pass; pauses as `plan` asks, with epochs counted from `epoch_offset`.
+  void TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset);
 
  private:
   SparseLearner(std::pair<SparseConfig, Network> loaded, const TrainOptions& options);

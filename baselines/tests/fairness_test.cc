@@ -23,6 +23,7 @@ constexpr uint32_t kRows = 48, kFeatures = 20, kLabels = 9;
 TrainOptions OneThreadOneBatch() {
   TrainOptions options;
   options.batch = kRows;  // each epoch is one step over every row, so every feature is touched
+  options.epochs = 1;
   options.lr = 0.01f;
   options.threads = 1;
   options.seed = 5;
@@ -47,9 +48,9 @@ TEST(Fairness, DenseBaselinesTrackTheEngineForTwentySteps) {
   ASSERT_GE(learners.size(), 2u);
   double first = 0, last = 0;
   for (int step = 1; step <= 20; ++step) {
-    const double reference = learners[0]->TrainEpoch(data, {}).mean_loss;
+    const double reference = testing::TrainReportingLastEpoch(*learners[0], data).mean_loss;
     for (size_t i = 1; i < learners.size(); ++i) {
-      const double loss = learners[i]->TrainEpoch(data, {}).mean_loss;
+      const double loss = testing::TrainReportingLastEpoch(*learners[i], data).mean_loss;
       EXPECT_NEAR(loss, reference, 1e-4 * reference) << learners[i]->spec() << " at step " << step;
     }
     (step == 1 ? first : last) = reference;
@@ -75,7 +76,7 @@ TEST(Fairness, SameWeightsGiveTheSamePredictionsAndMetrics) {
 TEST(Fairness, BlasCountsItsGemmWork) {
   const Dataset data = testing::RandomDataset(kRows, kFeatures, kLabels, 13);
   BlasLearner blas("blas:hidden=16", {kFeatures, kLabels}, OneThreadOneBatch());
-  const EpochReport report = blas.TrainEpoch(data, {});
+  const Progress report = testing::TrainReportingLastEpoch(blas, data);
   // Forward, weight gradient, hidden gradient: 3 products of 2 * rows * labels * hidden flops.
   EXPECT_DOUBLE_EQ(blas.gemm_totals().flops, 3.0 * 2 * kRows * kLabels * 16);
   EXPECT_GT(report.details.at("seconds_gemm"), 0.0);

@@ -23,7 +23,7 @@ class ModelFiles : public ::testing::Test {
     learner_ = std::make_unique<SparseLearner>(
         SparseConfig::Parse("sparse:hidden=16,out_sparsity=0.02,l=8,k=3", {50, 2000}),
         DataShape{50, 2000}, options);
-    learner_->TrainEpoch(data_, {});
+    learner_->Train(data_, {});
     path_ = dir_.file("model.spb");
     learner_->Save(path_);
   }
