@@ -66,6 +66,10 @@ class Learner {
   // resolved once Train has started).
   virtual std::string spec() const = 0;
   virtual TrainSettings settings() const = 0;
+  // Called once, off the clock, between construction and Train, with the training data as
+  // loaded: an engine that reads its own input format (fastText's text file) converts the data
+  // into it here, as its users would have it on disk already. Most engines need nothing.
+  virtual void Stage(const Dataset& train) {}
   // Trains settings().epochs passes over `train` (engines that can go on training continue
   // from where they are; fastText starts over). Everything the engine needs to train happens
   // inside this call: featurizing text, building dictionaries and hash tables.

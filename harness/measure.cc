@@ -129,7 +129,7 @@ nlohmann::json TimeToTarget(const nlohmann::json& curve, double target) {
 }
 
 Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Dataset& test,
-                            const MeasureSettings& s) {
+                            const MeasureSettings& s, const Featurizer* featurizer) {
   const Learner* current = nullptr;
   PauseWork work(current, train, test, s);
   Stopwatch clock, paused;
@@ -141,8 +141,12 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
     clock.Start();
   }};
   clock.Start();
-  std::unique_ptr<Learner> learner = make(train);
+  if (featurizer != nullptr && train.has_text()) FeaturizeDataset(train, *featurizer, s.threads);
+  std::unique_ptr<Learner> learner = make({train.num_features, train.num_labels});
   current = learner.get();
+  clock.Stop();
+  learner->Stage(train);
+  clock.Start();
   learner->Train(train, plan);
   const double train_seconds = clock.Stop();
 

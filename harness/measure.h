@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/dataset.h"
+#include "datasets/featurizer.h"
 #include "datasets/metrics.h"
 #include "engine/learner.h"
 
@@ -22,11 +23,11 @@ struct MeasureSettings {
   double target = NAN;           // time to target: first curve point with metric >= target
   uint32_t latency_samples = 0;  // single-row predictions timed; 0 = none
   bool progress = true;          // epoch lines on stderr
+  int threads = 1;               // the run's threads, for featurizing training text
 };
 
-// Builds a learner for the training data, preparing that data the way the engine needs it
-// (for example featurizing raw text for engines that do not read text). Runs on the clock.
-using LearnerFactory = std::function<std::unique_ptr<Learner>(Dataset& train)>;
+// Builds a learner for data of a shape. Runs on the clock (initialising a model is training).
+using LearnerFactory = std::function<std::unique_ptr<Learner>(const DataShape& shape)>;
 
 struct Measurement {
   nlohmann::json result;  // keys as in harness/README.md
@@ -34,11 +35,13 @@ struct Measurement {
 };
 
 // The one clock every engine is timed by. It runs from the first touch of the loaded training
-// data (`make`) to the end of Train, and stops only while the learner pauses for the harness
-// (curve points, selection probes, progress lines; reported apart as curve_eval_seconds).
-// Then the final evaluation on the whole test set, latency, and the figures of a result row.
+// data to the end of Train: featurizing raw training text with `featurizer` (engines that do
+// not read text), `make`, then Train. It stops only for the learner's Stage and while the
+// learner pauses for the harness (curve points, selection probes, progress lines; reported
+// apart as curve_eval_seconds). Then the final evaluation on the whole test set (featurized
+// beforehand by the caller), latency, and the figures of a result row.
 Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Dataset& test,
-                            const MeasureSettings& settings);
+                            const MeasureSettings& settings, const Featurizer* featurizer = nullptr);
 
 // The named metric ("p_at_1", ..., "accuracy") of top-5 predictions; accuracy falls back to
 // P@1 for multi-label data.

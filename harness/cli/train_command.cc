@@ -79,15 +79,13 @@ void RunTrain(const TrainArgs& args) {
   auto [train, test] = LoadData(args, featurizer);
   const double load_seconds = load.Stop();
   MeasureSettings settings = args.measure;
+  settings.threads = args.options.threads;
   if (args.eval_each_epoch) {
     settings.evals_per_epoch = 1;
     settings.eval_sample = UINT32_MAX;
   }
-  const LearnerFactory make = [&](Dataset& data) {
-    if (featurizer && data.has_text()) FeaturizeDataset(data, *featurizer, args.options.threads);
-    return MakeLearner(args.engine, {data.num_features, data.num_labels}, args.options);
-  };
-  Measurement measured = TrainAndMeasure(make, train, test, settings);
+  const LearnerFactory make = [&](const DataShape& shape) { return MakeLearner(args.engine, shape, args.options); };
+  Measurement measured = TrainAndMeasure(make, train, test, settings, featurizer ? &*featurizer : nullptr);
   const Learner& learner = *measured.learner;
   nlohmann::json line = {{"engine", learner.spec()},  // after training: data-dependent choices resolved
                          {"dataset", DatasetName(args.train)},
