@@ -1,10 +1,30 @@
 #include "engine/hash_family.h"
 
+#include <vector>
+
 #include "engine/dwta_hash.h"
 #include "engine/engine_error.h"
 #include "engine/srp_hash.h"
 
 namespace sparsebench {
+
+void HashFamily::HashRows(const float* rows, uint32_t count, size_t stride, uint32_t* codes,
+                          size_t codes_stride, HashScratch& scratch) const {
+  std::vector<uint32_t> row_codes(tables());
+  for (uint32_t r = 0; r < count; ++r) {
+    Hash(std::span(rows + r * stride, dim()), row_codes, scratch);
+    for (uint32_t t = 0; t < tables(); ++t) codes[t * codes_stride + r] = row_codes[t];
+  }
+}
+
+void HashFamily::HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
+                            HashScratch& scratch) const {
+  std::vector<uint32_t> own(tables());
+  Hash(x, own, scratch);
+  for (uint32_t t = 0; t < tables(); ++t) {
+    for (uint32_t p = 0; p <= probes; ++p) codes[t * (probes + 1) + p] = own[t];
+  }
+}
 
 std::unique_ptr<HashFamily> MakeHashFamily(const HashParams& params) {
   if (params.dim == 0 || params.tables == 0 || params.k == 0) {

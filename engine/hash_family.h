@@ -21,6 +21,7 @@ struct HashParams {
 struct HashScratch {
   std::vector<float> floats;
   std::vector<uint32_t> ints;
+  std::vector<const float*> columns;
 };
 
 // Locality-sensitive hash: maps a dense vector to one code per table. Codes are the K
@@ -30,9 +31,21 @@ class HashFamily {
   virtual ~HashFamily() = default;
   virtual uint32_t tables() const = 0;
   virtual uint32_t dim() const = 0;
+  // Bits in one table's code.
+  virtual uint32_t code_bits() const = 0;
   // codes.size() == tables()
   virtual void Hash(std::span<const float> x, std::span<uint32_t> codes,
                     HashScratch& scratch) const = 0;
+  // Hash, then for each table up to `probes` more codes of nearby buckets, most likely first
+  // (multi-probe LSH): codes[t * (probes + 1) + p], p = 0 the table's own code. A family
+  // without probes repeats the table's code.
+  virtual void HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
+                          HashScratch& scratch) const;
+  // Hashes `count` rows of dim() floats, `stride` floats apart, starting at `rows`: row r's
+  // code in table t goes to codes[t * codes_stride + r]. The same codes as Hash row by row;
+  // families may override it with a faster pass over blocks of rows.
+  virtual void HashRows(const float* rows, uint32_t count, size_t stride, uint32_t* codes,
+                        size_t codes_stride, HashScratch& scratch) const;
   virtual std::string Describe() const = 0;
 };
 

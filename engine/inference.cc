@@ -1,62 +1,38 @@
 #include "engine/inference.h"
 
-#include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
 
 #include "engine/aligned.h"
 #include "engine/engine_error.h"
+#include "engine/exact_scorer.h"
 #include "engine/vector_ops.h"
 
 namespace sparsebench {
-namespace {
-
-// Rows are scored in blocks of kBlockRows against chunks of output neurons, each chunk's
-// scores (block x chunk floats) under ~64 MiB, so OpenBLAS packs each weight chunk once
-// per block of many rows rather than once per few rows.
-constexpr size_t kBlockRows = 1024;
-constexpr size_t kScoreFloats = size_t{16} << 20;
-
-}  // namespace
 
 TopK PredictExact(const Network& net, const Dataset& data, uint32_t k, int threads) {
-  const uint32_t h = net.shape.hidden_dim, outputs = net.shape.output_dim;
+  constexpr size_t kRowsPerTask = 256;
+  const uint32_t h = net.shape.hidden_dim;
   TopK top;
   top.k = k;
   top.ids.resize(data.rows() * k);
   top.scores.resize(data.rows() * k);
-  const size_t chunk = std::clamp<size_t>(kScoreFloats / kBlockRows, 1, outputs);
-  FloatVector hidden(kBlockRows * h), scores(kBlockRows * chunk);
-  openblas_set_num_threads(threads);
-  for (size_t first = 0; first < data.rows(); first += kBlockRows) {
-    const auto rows = static_cast<int64_t>(std::min(kBlockRows, data.rows() - first));
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t i = 0; i < rows; ++i) {
-      const SparseRow row = data.row(first + static_cast<size_t>(i));
-      net.Hidden(row.features, row.values, hidden.data() + static_cast<size_t>(i) * h);
-    }
-    for (size_t begin = 0; begin < outputs; begin += chunk) {
-      const size_t width = std::min(chunk, outputs - begin);
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int64_t i = 0; i < rows; ++i) {
-        std::copy_n(net.output.bias.begin() + static_cast<std::ptrdiff_t>(begin), width,
-                    scores.begin() + i * static_cast<int64_t>(width));
+  if (data.rows() == 0) return top;
+  const ExactScorer scorer(net, threads);
+  const auto tasks = static_cast<int64_t>((data.rows() + kRowsPerTask - 1) / kRowsPerTask);
+#pragma omp parallel num_threads(threads)
+  {
+    FloatVector hidden(kRowsPerTask * h);
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t t = 0; t < tasks; ++t) {
+      const size_t first = static_cast<size_t>(t) * kRowsPerTask;
+      const size_t rows = std::min(kRowsPerTask, data.rows() - first);
+      for (size_t i = 0; i < rows; ++i) {
+        const SparseRow row = data.row(first + i);
+        net.Hidden(row.features, row.values, hidden.data() + i * h);
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows),
-                  static_cast<int>(width), static_cast<int>(h), 1.0f, hidden.data(),
-                  static_cast<int>(h), net.output.row(static_cast<uint32_t>(begin)), static_cast<int>(h),
-                  1.0f, scores.data(), static_cast<int>(width));
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int64_t i = 0; i < rows; ++i) {
-        const size_t r = first + static_cast<size_t>(i);
-        const std::span<const float> row_scores(scores.data() + i * static_cast<int64_t>(width), width);
-        if (begin == 0) {
-          SelectTopK(row_scores, {}, k, &top.ids[r * k], &top.scores[r * k]);
-        } else {
-          MergeTopK(row_scores, static_cast<uint32_t>(begin), k, &top.ids[r * k], &top.scores[r * k]);
-        }
-      }
+      scorer.TopK(hidden.data(), rows, k, &top.ids[first * k], &top.scores[first * k]);
     }
   }
   return top;

@@ -26,8 +26,5 @@ void Network::Hidden(std::span<const uint32_t> features, std::span<const float> 
   for (uint32_t j = 0; j < h; ++j) hidden[j] = std::max(hidden[j], 0.0f);
 }
 
-float Network::Logit(uint32_t neuron, const float* hidden) const {
-  return Dot(output.row(neuron), hidden, shape.hidden_dim) + output.bias[neuron];
-}
 
 }  // namespace sparsebench

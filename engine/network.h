@@ -7,6 +7,7 @@
 #include "datasets/dataset.h"
 #include "engine/neuron_selector.h"
 #include "engine/parameters.h"
+#include "engine/vector_ops.h"
 
 namespace sparsebench {
 
@@ -28,7 +29,9 @@ struct Network {
   size_t bytes() const { return input.bytes() + output.bytes(); }
   // hidden = ReLU(input.bias + sum_f value_f * input.row(f)).
   void Hidden(std::span<const uint32_t> features, std::span<const float> values, float* hidden) const;
-  float Logit(uint32_t neuron, const float* hidden) const;
+  float Logit(uint32_t neuron, const float* hidden) const {
+    return Dot(output.row(neuron), hidden, shape.hidden_dim) + output.bias[neuron];
+  }
 };
 
 }  // namespace sparsebench

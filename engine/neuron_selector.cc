@@ -8,7 +8,7 @@
 namespace sparsebench {
 
 uint32_t SelectorScratch::Begin(uint32_t rows) {
-  if (stamp.size() != rows || epoch == ~0u) {
+  if (stamp.size() != rows || epoch >= ~0u - 16) {
     stamp.assign(rows, 0);
     epoch = 0;
   }

@@ -18,6 +18,8 @@ struct SelectorParams {
   uint32_t capacity = 64;          // bucket capacity (reservoir)
   bool top_frequency = false;      // keep the neurons found in most tables, not the first found
   bool pad_random = false;         // fill a short active set with random neurons up to target
+  double lsh_share = 1.0;          // share of the unforced places the tables fill; random the rest
+  uint32_t probes = 0;             // extra buckets queried per table (multi-probe)
 };
 
 // Per-thread state for Select: membership stamps sized by the layer, reused across calls.
@@ -25,11 +27,14 @@ struct SelectorScratch {
   std::vector<uint32_t> stamp;
   uint32_t epoch = 0;
   std::vector<uint32_t> codes;
-  std::vector<uint32_t> counts;
+  std::vector<uint32_t> counts, found, histogram;
+  std::vector<std::span<const uint32_t>> buckets;
   HashScratch hash;
 
   // Starts a new selection over `rows` neurons; returns the stamp that marks members.
   uint32_t Begin(uint32_t rows);
+  // A fresh stamp within the same selection (Begin leaves room for a few).
+  uint32_t Next() { return ++epoch; }
   // Begin, then active = the forced ids, stamped.
   uint32_t BeginWith(uint32_t rows, std::span<const uint32_t> forced, std::vector<uint32_t>& active);
 };

@@ -1,5 +1,6 @@
 #include "engine/parameters.h"
 
+#include <bit>
 #include <cmath>
 
 #include "datasets/random.h"
@@ -16,13 +17,27 @@ Parameters::Parameters(uint32_t rows_, uint32_t dim_, size_t bias_size)
       bias_m(bias_size, 0.0f),
       bias_v(bias_size, 0.0f) {}
 
-size_t Parameters::bytes() const { return (w.size() * 3 + bias.size() * 3) * sizeof(float); }
+size_t Parameters::bytes() const {
+  return (w.size() + m.size() + v.size() + bias.size() * 3) * sizeof(float) + (m16.size() + v16.size()) * sizeof(uint16_t);
+}
 
 void Parameters::ResetOptimizer() {
-  m.assign(w.size(), 0.0f);
-  v.assign(w.size(), 0.0f);
+  if (bf16_moments()) {
+    m16.assign(w.size(), 0);
+    v16.assign(w.size(), 0);
+  } else {
+    m.assign(w.size(), 0.0f);
+    v.assign(w.size(), 0.0f);
+  }
   bias_m.assign(bias.size(), 0.0f);
   bias_v.assign(bias.size(), 0.0f);
+}
+
+void Parameters::UseBf16Moments() {
+  FloatVector().swap(m);
+  FloatVector().swap(v);
+  m16.assign(w.size(), 0);
+  v16.assign(w.size(), 0);
 }
 
 void Parameters::Initialize(uint64_t seed, double fan_in, double fan_out) {
@@ -56,6 +71,32 @@ void AdamStep::Apply(const float* __restrict grad, float* __restrict w, float* _
     const float vi = b2 * v[i] + c2 * g * g;
     m[i] = mi;
     v[i] = vi;
+    w[i] -= lr * mi / (std::sqrt(vi) * correction + eps);
+  }
+}
+
+namespace {
+
+inline float FromBf16(uint16_t b) { return std::bit_cast<float>(uint32_t{b} << 16); }
+inline uint16_t ToBf16(float f) {  // round to nearest even
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+}  // namespace
+
+void AdamStep::Apply(const float* __restrict grad, float* __restrict w, uint16_t* __restrict m,
+                     uint16_t* __restrict v, size_t n) const {
+  const float b1 = beta1, b2 = beta2, c1 = 1.0f - beta1, c2 = 1.0f - beta2;
+  const float lr = step_size, correction = inv_sqrt_correction2, eps = epsilon;
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) {
+    const float g = grad[i];
+    const float mi = b1 * FromBf16(m[i]) + c1 * g;
+    const float vi = b2 * FromBf16(v[i]) + c2 * g * g;
+    m[i] = ToBf16(mi);
+    v[i] = ToBf16(vi);
     w[i] -= lr * mi / (std::sqrt(vi) * correction + eps);
   }
 }

@@ -7,11 +7,22 @@
 
 #include "engine/engine_error.h"
 #include "engine/inference.h"
+#include "engine/lsh_config.h"
 #include "engine/model_io.h"
 #include "engine/spec.h"
 #include "engine/train_defaults.h"
 
 namespace sparsebench {
+
+namespace {
+
+// An optional unsigned key: 0 when absent or "auto".
+uint32_t AutoUint(Spec& spec, const std::string& key, int64_t min, int64_t max) {
+  const std::string v = spec.String(key, "auto");
+  return v == "auto" ? 0 : static_cast<uint32_t>(Spec::Parse("x:" + key + "=" + v).Int(key, 0, min, max));
+}
+
+}  // namespace
 
 SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape) {
   Spec spec = Spec::Parse(text);
@@ -19,25 +30,27 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   SparseConfig c;
   c.hidden = static_cast<uint32_t>(spec.Int("hidden", 128, 1, 1 << 16));
   c.out_sparsity = spec.Double("out_sparsity", shape.labels <= 1024 ? 1.0 : 0.005, 1e-7, 1.0);
+  const std::string moments = spec.String("moments", "fp32");
+  if (moments != "fp32" && moments != "bf16") throw ConfigError("moments must be fp32 or bf16");
+  c.bf16_moments = moments == "bf16";
   const std::string hash = spec.String("hash", "dwta");
-  c.selector.kind = hash == "random" ? "random" : "lsh";
-  c.selector.hash.family = hash == "random" ? "dwta" : hash;
-  c.selector.hash.dim = c.hidden;
-  c.selector.hash.k = static_cast<uint32_t>(spec.Int("k", hash == "dwta" ? 3 : 9, 1, 32));
-  c.selector.hash.tables = static_cast<uint32_t>(spec.Int("l", 16, 1, 4096));
-  c.selector.hash.bin_size = static_cast<uint32_t>(spec.Int("bin", 8, 2, 1024));
-  const std::string range = spec.String("range", "auto");
-  c.selector.range_bits =
-      range == "auto" ? 0 : static_cast<uint32_t>(Spec::Parse("x:range=" + range).Int("range", 0, 1, 28));
-  const std::string cap = spec.String("cap", "auto");
-  if (cap != "auto") c.selector.capacity = static_cast<uint32_t>(Spec::Parse("x:cap=" + cap).Int("cap", 0, 1, 1 << 20));
-  else c.selector.capacity = 0;
+  SelectorParams& p = c.selector;
+  p.kind = hash == "random" ? "random" : "lsh";
+  p.hash.family = hash == "random" ? "dwta" : hash;
+  p.hash.dim = c.hidden;
+  p.hash.k = AutoUint(spec, "k", 1, 32);
+  p.hash.tables = AutoUint(spec, "l", 1, 4096);
+  p.hash.bin_size = AutoUint(spec, "bin", 2, 1024);
+  p.range_bits = AutoUint(spec, "range", 1, 28);
+  p.capacity = AutoUint(spec, "cap", 1, 1 << 20);
   const std::string select = spec.String("select", "union");
   if (select != "union" && select != "topfreq") throw ConfigError("select must be union or topfreq");
-  c.selector.top_frequency = select == "topfreq";
+  p.top_frequency = select == "topfreq";
   const std::string pad = spec.String("pad", "none");
   if (pad != "none" && pad != "random") throw ConfigError("pad must be none or random");
-  c.selector.pad_random = pad == "random";
+  p.pad_random = pad == "random";
+  p.lsh_share = spec.Double("share", 1.0, 0.0, 1.0);
+  p.probes = static_cast<uint32_t>(spec.Int("probes", 0, 0, 32));
   const std::string rebuild = spec.String("rebuild", "auto");
   if (rebuild != "auto") {
     Spec single = Spec::Parse("x:rebuild=" + rebuild);
@@ -47,7 +60,8 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   c.rebuild.max_gap = static_cast<uint32_t>(spec.Int("max_gap", 1000, 1, 1 << 30));
   c.rebuild.rehash = static_cast<uint32_t>(spec.Int("rehash", 0, 0, 1 << 30));
   spec.Finish();
-  if (!std::has_single_bit(c.selector.hash.bin_size)) throw ConfigError("bin must be a power of two");
+  if (p.hash.bin_size != 0 && !std::has_single_bit(p.hash.bin_size)) throw ConfigError("bin must be a power of two");
+  if (p.kind == "lsh" && c.ActiveTarget(shape.labels) < shape.labels) ResolveLsh(p, shape.labels, c.ActiveTarget(shape.labels));
   return c;
 }
 
@@ -56,6 +70,7 @@ std::string SparseConfig::Canonical() const {
   char sparsity[32];
   std::snprintf(sparsity, sizeof sparsity, "%g", out_sparsity);
   s += std::string(",out_sparsity=") + sparsity;
+  if (bf16_moments) s += ",moments=bf16";
   if (out_sparsity >= 1.0) return s;
   const HashParams& h = selector.hash;
   s += ",hash=" + (selector.kind == "random" ? std::string("random") : h.family);
@@ -65,6 +80,9 @@ std::string SparseConfig::Canonical() const {
     auto or_auto = [](uint32_t v) { return v == 0 ? std::string("auto") : std::to_string(v); };
     s += ",range=" + or_auto(selector.range_bits) + ",cap=" + or_auto(selector.capacity);
     s += std::string(",select=") + (selector.top_frequency ? "topfreq" : "union");
+    char share[32];
+    std::snprintf(share, sizeof share, "%g", selector.lsh_share);
+    s += std::string(",share=") + share + ",probes=" + std::to_string(selector.probes);
   }
   s += std::string(",pad=") + (selector.pad_random ? "random" : "none");
   if (selector.kind == "lsh") {
@@ -88,6 +106,7 @@ SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
       options_(WithDefaults(options)),
       network_(NetworkShape{shape.features, config.hidden, shape.labels}, options.seed) {
   if (shape.features == 0 || shape.labels == 0) throw ConfigError("the training data has no features or labels");
+  if (config_.bf16_moments) network_.output.UseBf16Moments();
   ResolveSelector();
   MakeTrainer();
 }
@@ -111,7 +130,8 @@ SparseLearner::SparseLearner(std::pair<SparseConfig, Network> loaded, const Trai
 SparseLearner::SparseLearner(const SparseConfig& config, Network network, const TrainOptions& options)
     : config_(config), options_(WithDefaults(options)), network_(std::move(network)) {
   network_.input.ResetOptimizer();
-  network_.output.ResetOptimizer();
+  if (config_.bf16_moments) network_.output.UseBf16Moments();
+  else network_.output.ResetOptimizer();
   ResolveSelector();
   MakeTrainer();
 }
@@ -127,12 +147,7 @@ void SparseLearner::ResolveSelector() {
   config_.selector.hash.seed = MixSeed(options_.seed, 0x15b);
   const uint32_t outputs = network_.shape.output_dim;
   if (config_.ActiveTarget(outputs) >= outputs) return;
-  // Resolve "auto" settings so the canonical spec names what actually ran. A bucket may
-  // hold twice a table's share of the target, so the union can reach the target.
-  SelectorParams& p = config_.selector;
-  if (p.range_bits == 0) p.range_bits = std::clamp<uint32_t>(std::bit_width(std::max(outputs / 4, 1u)), 4, 24);
-  if (p.capacity == 0) p.capacity = std::max(64u, 2 * config_.ActiveTarget(outputs) / p.hash.tables);
-  selector_ = MakeNeuronSelector(p, outputs);
+  selector_ = MakeNeuronSelector(config_.selector, outputs);
 }
 
 void SparseLearner::MakeTrainer() {
@@ -147,7 +162,9 @@ void SparseLearner::MakeTrainer() {
 }
 
 TrainSettings SparseLearner::settings() const {
-  return {options_.batch, options_.lr, options_.epochs, "adam, lazy: only the rows that received gradient"};
+  return {options_.batch, options_.lr, options_.epochs,
+          std::string("adam, lazy: only the rows that received gradient") +
+              (config_.bf16_moments ? "; output-layer moments stored in bf16" : "")};
 }
 
 void SparseLearner::Train(const Dataset& train, const PausePlan& plan) {
@@ -184,7 +201,8 @@ void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, d
                  {"seconds_samples", stats.phases.samples},
                  {"seconds_update", stats.phases.update},
                  {"seconds_rebuild", stats.phases.rebuild},
-                 {"rebuilds", stats.rebuilds}};
+                 {"rebuilds", stats.rebuilds},
+                 {"output_rows_per_batch", stats.updated_rows / static_cast<double>(std::max<uint64_t>(batches, 1))}};
   plan(end);
 }
 

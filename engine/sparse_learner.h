@@ -16,6 +16,7 @@ namespace sparsebench {
 struct SparseConfig {
   uint32_t hidden = 128;
   double out_sparsity = -1;  // < 0: 1.0 for up to 1024 labels, else 0.005
+  bool bf16_moments = false; // the output layer's Adam moments in bf16
   SelectorParams selector;
   RebuildSchedule rebuild;
 

@@ -90,6 +90,7 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
   const auto update_start = Clock::now();
   ApplyUpdates(end - begin);
   stats.phases.update += Since(update_start);
+  stats.updated_rows += static_cast<double>(output_grads_.unique_rows());
   for (ThreadState& s : states_) {
     stats.mean_loss += s.loss;
     stats.mean_active += static_cast<double>(s.active_total);

@@ -47,6 +47,7 @@ struct EpochStats {
   uint64_t samples = 0;
   double mean_loss = 0;
   double mean_active = 0;  // output neurons per sample
+  double updated_rows = 0; // output rows that received gradient, summed over batches
   uint32_t rebuilds = 0;
   PhaseTimes phases;
 };

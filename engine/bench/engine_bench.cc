@@ -89,6 +89,19 @@ void BM_RebuildTables(benchmark::State& state) {
 }
 BENCHMARK(BM_RebuildTables)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Hashing the article's output layer (670,091 rows of 128) into the tables lsh=auto picks
+// for it, and building them: one rebuild.
+void BM_RebuildWide(benchmark::State& state) {
+  static const Network net({16, OutputLayer::kHidden, 670'091}, 7);
+  SelectorParams p;
+  p.hash.k = 5;
+  p.hash.tables = static_cast<uint32_t>(state.range(0));
+  p.capacity = 80;
+  auto selector = MakeNeuronSelector(p, 670'091);
+  for (auto _ : state) selector->Rebuild(net.output.w.data(), 670'091, OutputLayer::kHidden, 2);
+}
+BENCHMARK(BM_RebuildWide)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // Forward and backward of one sample (76 features, 336 active outputs) through
 // 13,591 -> 128 -> 67,009.
 void BM_ForwardBackward(benchmark::State& state) {
@@ -110,6 +123,29 @@ void BM_ForwardBackward(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ForwardBackward);
+
+// The same at the article's width: 670,091 outputs, 3,351 active (random rows, as in training).
+void BM_ForwardBackwardWide(benchmark::State& state) {
+  static const Network net({16, OutputLayer::kHidden, 670'091}, 7);
+  Rng rng(4);
+  const std::vector<uint32_t> features = {1, 5, 9};
+  const std::vector<float> values(features.size(), 0.5f);
+  std::vector<uint32_t> active(static_cast<size_t>(state.range(0)));
+  FloatVector hidden(OutputLayer::kHidden), hidden_grad(OutputLayer::kHidden);
+  std::vector<float> grads;
+  uint64_t round = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (auto& a : active) a = rng.Below(670'091);
+    const std::vector<uint32_t> labels(active.begin(), active.begin() + 5);
+    const SparseRow row{features, values, labels};
+    net.Hidden(row.features, row.values, hidden.data());
+    ++round;
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(ForwardBackward(net, row, active, true, hidden.data(), hidden_grad.data(), grads));
+  }
+}
+BENCHMARK(BM_ForwardBackwardWide)->Arg(3351)->Unit(benchmark::kMicrosecond);
 
 // Grouping one batch's output-layer gradients by row and the sparse Adam step:
 // 256 samples x 336 active neurons.
