@@ -2,16 +2,37 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+
+#include "engine/engine_error.h"
 
 namespace sparsebench {
+namespace {
 
-void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
+constexpr double kBucketSize = 16;  // mean neurons per bucket the code length aims at
+constexpr uint32_t kTables = 32;
+
+}  // namespace
+
+// Codes long enough that a bucket holds about kBucketSize neurons (DWTA: log2(bin) bits per
+// hash), 32 tables each probed in K more buckets (one per hash, swapped for its runner-up),
+// and a bucket capacity of 4 mean buckets. The measurements behind it: engine/README.md.
+void ResolveLsh(SelectorParams& p, uint32_t outputs) {
   HashParams& h = p.hash;
+  const bool dwta = h.family == "dwta";
   if (h.bin_size == 0) h.bin_size = 8;
-  if (h.k == 0) h.k = h.family == "dwta" ? 3 : 9;
-  if (h.tables == 0) h.tables = 16;
-  if (p.range_bits == 0) p.range_bits = std::clamp<uint32_t>(std::bit_width(std::max(outputs / 4, 1u)), 4, 24);
-  if (p.capacity == 0) p.capacity = std::max(64u, 2 * active / h.tables);
+  const double bits_per_hash = dwta ? std::log2(h.bin_size) : 1.0;
+  const double wanted_bits = std::log2(std::max(2.0, outputs / kBucketSize));
+  if (h.k == 0) h.k = static_cast<uint32_t>(std::clamp(std::lround(wanted_bits / bits_per_hash), 1L, static_cast<long>(32 / bits_per_hash)));
+  if (h.tables == 0) h.tables = kTables;
+  if (p.probes == SelectorParams::kAutoProbes) p.probes = h.k;
+  const auto code_bits = static_cast<uint32_t>(h.k * bits_per_hash);
+  if (p.range_bits == 0) p.range_bits = std::min(code_bits, 28u);
+  if (p.capacity == 0) {
+    const double mean_bucket = outputs / std::ldexp(1.0, static_cast<int>(std::min(code_bits, p.range_bits)));
+    p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
+  }
+  if (p.probes > h.k) throw ConfigError("probes must be at most k (one per hash)");
 }
 
 }  // namespace sparsebench

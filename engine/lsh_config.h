@@ -6,10 +6,9 @@
 
 namespace sparsebench {
 
-// lsh=auto: fills the LSH settings left at 0 from the layer's width (`outputs`) and the
-// number of active neurons per sample (`active`): hashes per table, tables, DWTA bin size,
-// bucket range and bucket capacity. The rule and the measurements behind it are in
-// engine/README.md ("Tables that fit the width").
-void ResolveLsh(SelectorParams& params, uint32_t outputs, uint32_t active);
+// Fills the LSH settings left "auto" (0) from the layer's width: hashes per table, tables,
+// probes, DWTA bin size, bucket range and capacity. The rule and the measurements behind it
+// are in engine/README.md ("Tables that fit the width").
+void ResolveLsh(SelectorParams& params, uint32_t outputs);
 
 }  // namespace sparsebench

@@ -88,8 +88,8 @@ class LshSelector : public NeuronSelector {
     const uint32_t start = rng.Below(buckets);
     for (uint32_t i = 0; i < buckets && active.size() < target; ++i) {
       for (uint32_t id : scratch.buckets[(start + i) % buckets]) {
-        if (scratch.stamp[id] == stamp) continue;
-        scratch.stamp[id] = stamp;
+        if (scratch.Has(id, stamp)) continue;
+        scratch.Mark(id, stamp);
         active.push_back(id);
         if (active.size() >= target) break;
       }
@@ -103,33 +103,33 @@ class LshSelector : public NeuronSelector {
     const uint32_t seen = scratch.Next();
     std::vector<uint32_t>& found = scratch.found;
     found.clear();
-    scratch.counts.resize(rows_);
     for (std::span<const uint32_t> bucket : scratch.buckets) {
       for (uint32_t id : bucket) {
-        const uint32_t s = scratch.stamp[id];
-        if (s == forced_stamp) continue;
-        if (s != seen) {
-          scratch.stamp[id] = seen;
-          scratch.counts[id] = 0;
+        uint32_t& word = scratch.tag[id];
+        const uint32_t t = word >> 8;
+        if (t == seen) {
+          word += (word & 0xff) != 0xff;  // counts saturate at 255
+        } else if (t != forced_stamp) {
+          word = seen << 8 | 1;
           found.push_back(id);
         }
-        ++scratch.counts[id];
       }
     }
+    auto count = [&](uint32_t id) { return scratch.tag[id] & 0xff; };
     const size_t need = target > active.size() ? target - active.size() : 0;
     uint32_t threshold = 1;  // take every found neuron counted at least this often
     if (found.size() > need) {
       std::vector<uint32_t>& histogram = scratch.histogram;
-      const auto most = static_cast<uint32_t>(scratch.buckets.size());
+      const auto most = std::min<uint32_t>(static_cast<uint32_t>(scratch.buckets.size()), 255);
       histogram.assign(most + 2, 0);
-      for (uint32_t id : found) ++histogram[scratch.counts[id]];
+      for (uint32_t id : found) ++histogram[count(id)];
       size_t above = 0;
       for (threshold = most; threshold > 1 && above + histogram[threshold] < need; --threshold) {
         above += histogram[threshold];
       }
       size_t at_threshold = need - above;  // of the neurons counted exactly `threshold` times
       for (uint32_t id : found) {
-        const uint32_t c = scratch.counts[id];
+        const uint32_t c = count(id);
         if (c == threshold && at_threshold > 0) --at_threshold, active.push_back(id);
         if (c > threshold) active.push_back(id);
       }
@@ -137,7 +137,7 @@ class LshSelector : public NeuronSelector {
       active.insert(active.end(), found.begin(), found.end());
     }
     const uint32_t member = scratch.Next();
-    for (uint32_t id : active) scratch.stamp[id] = member;
+    for (uint32_t id : active) scratch.Mark(id, member);
     return member;
   }
 

@@ -8,8 +8,8 @@
 namespace sparsebench {
 
 uint32_t SelectorScratch::Begin(uint32_t rows) {
-  if (stamp.size() != rows || epoch >= ~0u - 16) {
-    stamp.assign(rows, 0);
+  if (tag.size() != rows || epoch >= (1u << 24) - 16) {
+    tag.assign(rows, 0);
     epoch = 0;
   }
   return ++epoch;
@@ -19,7 +19,7 @@ uint32_t SelectorScratch::BeginWith(uint32_t rows, std::span<const uint32_t> for
                                     std::vector<uint32_t>& active) {
   const uint32_t s = Begin(rows);
   active.assign(forced.begin(), forced.end());
-  for (uint32_t id : forced) stamp[id] = s;
+  for (uint32_t id : forced) Mark(id, s);
   return s;
 }
 
@@ -29,8 +29,8 @@ void PadWithRandom(uint32_t rows, uint32_t target, uint32_t stamp, SelectorScrat
   // Rejection sampling; bounded because target <= rows and most draws hit when target << rows.
   for (uint64_t tries = 0; active.size() < target && tries < 64ull * target; ++tries) {
     const uint32_t id = rng.Below(rows);
-    if (scratch.stamp[id] == stamp) continue;
-    scratch.stamp[id] = stamp;
+    if (scratch.Has(id, stamp)) continue;
+    scratch.Mark(id, stamp);
     active.push_back(id);
   }
 }

@@ -12,9 +12,10 @@
 namespace sparsebench {
 
 struct SelectorParams {
+  static constexpr uint32_t kAutoProbes = ~0u;
   std::string kind = "lsh";        // lsh or random
   HashParams hash;                 // for lsh
-  uint32_t range_bits = 0;         // buckets per table = 2^range_bits; 0 picks rows / 4
+  uint32_t range_bits = 0;         // 2^range_bits buckets per table; 0: as many as codes
   uint32_t capacity = 64;          // bucket capacity (reservoir)
   bool top_frequency = false;      // keep the neurons found in most tables, not the first found
   bool pad_random = false;         // fill a short active set with random neurons up to target
@@ -22,21 +23,25 @@ struct SelectorParams {
   uint32_t probes = 0;             // extra buckets queried per table (multi-probe)
 };
 
-// Per-thread state for Select: membership stamps sized by the layer, reused across calls.
+// Per-thread state for Select, sized by the layer and reused across calls. Each neuron has
+// one word: the tag of the selection step that last touched it (high 24 bits) and a count
+// (low 8 bits), so "is it a member" and "how often was it found" cost one memory access.
 struct SelectorScratch {
-  std::vector<uint32_t> stamp;
+  std::vector<uint32_t> tag;
   uint32_t epoch = 0;
   std::vector<uint32_t> codes;
-  std::vector<uint32_t> counts, found, histogram;
+  std::vector<uint32_t> found, histogram;
   std::vector<std::span<const uint32_t>> buckets;
   HashScratch hash;
 
-  // Starts a new selection over `rows` neurons; returns the stamp that marks members.
+  // Starts a new selection over `rows` neurons; returns the tag that marks members.
   uint32_t Begin(uint32_t rows);
-  // A fresh stamp within the same selection (Begin leaves room for a few).
+  // A fresh tag within the same selection (Begin leaves room for a few).
   uint32_t Next() { return ++epoch; }
-  // Begin, then active = the forced ids, stamped.
+  // Begin, then active = the forced ids, tagged.
   uint32_t BeginWith(uint32_t rows, std::span<const uint32_t> forced, std::vector<uint32_t>& active);
+  bool Has(uint32_t id, uint32_t t) const { return tag[id] >> 8 == t; }
+  void Mark(uint32_t id, uint32_t t) { tag[id] = t << 8; }
 };
 
 // Chooses the active neurons of a sparse layer for one input.

@@ -43,14 +43,16 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   p.hash.bin_size = AutoUint(spec, "bin", 2, 1024);
   p.range_bits = AutoUint(spec, "range", 1, 28);
   p.capacity = AutoUint(spec, "cap", 1, 1 << 20);
-  const std::string select = spec.String("select", "union");
+  const std::string select = spec.String("select", "topfreq");
   if (select != "union" && select != "topfreq") throw ConfigError("select must be union or topfreq");
   p.top_frequency = select == "topfreq";
   const std::string pad = spec.String("pad", "none");
   if (pad != "none" && pad != "random") throw ConfigError("pad must be none or random");
   p.pad_random = pad == "random";
-  p.lsh_share = spec.Double("share", 1.0, 0.0, 1.0);
-  p.probes = static_cast<uint32_t>(spec.Int("probes", 0, 0, 32));
+  p.lsh_share = spec.Double("share", 0.25, 0.0, 1.0);
+  const std::string probes = spec.String("probes", "auto");
+  p.probes = probes == "auto" ? SelectorParams::kAutoProbes
+                              : static_cast<uint32_t>(Spec::Parse("x:probes=" + probes).Int("probes", 0, 0, 32));
   const std::string rebuild = spec.String("rebuild", "auto");
   if (rebuild != "auto") {
     Spec single = Spec::Parse("x:rebuild=" + rebuild);
@@ -61,7 +63,7 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   c.rebuild.rehash = static_cast<uint32_t>(spec.Int("rehash", 0, 0, 1 << 30));
   spec.Finish();
   if (p.hash.bin_size != 0 && !std::has_single_bit(p.hash.bin_size)) throw ConfigError("bin must be a power of two");
-  if (p.kind == "lsh" && c.ActiveTarget(shape.labels) < shape.labels) ResolveLsh(p, shape.labels, c.ActiveTarget(shape.labels));
+  if (p.kind == "lsh" && c.ActiveTarget(shape.labels) < shape.labels) ResolveLsh(p, shape.labels);
   return c;
 }
 
