@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -18,7 +20,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <streambuf>
+#include <string_view>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "datasets/data_error.h"
@@ -351,6 +355,28 @@ fs::path StagingParent() {
   return fs::temp_directory_path();
 }
 
+constexpr std::string_view kStagingPrefix = "sparsebench-fasttext-";
+
+// A staging directory is named after its process ("sparsebench-fasttext-<pid>-XXXXXX"). A
+// process killed by a matrix's time limit cannot remove its own, and under /dev/shm it
+// would hold memory until reboot: remove those of processes that no longer exist.
+void RemoveStaleStaging(const fs::path& parent) {
+  std::error_code error;
+  for (fs::directory_iterator it(parent, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(kStagingPrefix)) continue;
+    const std::string rest = name.substr(kStagingPrefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;
+    pid_t pid = 0;
+    const auto [stop, parsed] = std::from_chars(rest.data(), rest.data() + dash, pid);
+    if (parsed != std::errc() || stop != rest.data() + dash || pid <= 0) continue;
+    if (kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code ignored;
+    fs::remove_all(it->path(), ignored);
+  }
+}
+
 }  // namespace
 
 struct FastTextLearner::Staged {
@@ -472,7 +498,8 @@ void FastTextLearner::Stage(const Dataset& train) {
   const FastTextRows format = RowFormat(true);
   auto write = [&](const fs::path& parent) {
     auto staged = std::make_unique<Staged>();
-    staged->dir = std::make_unique<TempDir>(parent, "sparsebench-fasttext-");
+    RemoveStaleStaging(parent);
+    staged->dir = std::make_unique<TempDir>(parent, fmt::format("{}{}-", kStagingPrefix, getpid()));
     staged->train_file = staged->dir->path() / "train.txt";
     staged->rows = shuffled.size();
     WriteFastTextRows(train, shuffled, format, staged->train_file);

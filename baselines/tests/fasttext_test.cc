@@ -250,6 +250,25 @@ TEST(FastTextLearner, StagesAShuffledFileInMemoryAndRemovesIt) {
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
+TEST(FastTextLearner, RemovesWhatAKilledRunLeftStaged) {
+  const Dataset train = ReviewData(50, 1);
+  FastTextLearner first(std::string("fasttext:epoch=1,") + kSmallModel, {0, 2}, Threads(1));
+  first.Stage(train);
+  const std::filesystem::path parent = std::filesystem::path(first.context().at("fasttext_staged_in")).parent_path();
+  // pid 2^22 + 1 is above Linux's pid_max limit, so no process has it.
+  const std::filesystem::path stale = parent / "sparsebench-fasttext-4194305-AbCdEf";
+  const std::filesystem::path other = parent / "sparsebench-fasttext-notapid";
+  std::filesystem::create_directories(stale);
+  std::filesystem::create_directories(other);
+  std::ofstream(stale / "train.txt") << "__label__0 x\n";
+  FastTextLearner second(std::string("fasttext:epoch=1,") + kSmallModel, {0, 2}, Threads(1));
+  second.Stage(train);
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(other));  // not named after a process: left alone
+  EXPECT_TRUE(std::filesystem::exists(first.context().at("fasttext_staged_in")));  // alive: kept
+  std::filesystem::remove_all(other);
+}
+
 TEST(FastTextLearner, PausesEveryThreadAsPlanned) {
   const Dataset train = ReviewData(2000, 4), test = ReviewData(100, 5);
   for (const uint32_t per_epoch : {0u, 2u, 3u}) {
