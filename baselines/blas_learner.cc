@@ -61,10 +61,14 @@ BlasLearner::BlasLearner(const std::string& spec, const DataShape& shape,
   output_grad_.resize(network_.output.w.size());
   output_bias_grad_.resize(shape.labels);
   hidden_bias_grad_.resize(h);
+  if (spec_.sparse_input_update) row_stamp_.assign(shape.features, 0u);
 }
 
 TrainSettings BlasLearner::settings() const {
-  return {options_.batch, options_.lr, options_.epochs, "adam, dense: every weight every step"};
+  return {options_.batch, options_.lr, options_.epochs,
+          spec_.sparse_input_update
+              ? "adam on the touched input rows (lazy) + adam on the output layer and hidden bias"
+              : "adam, dense: every weight every step"};
 }
 
 void BlasLearner::Train(const Dataset& train, const PausePlan& plan) {
@@ -169,15 +173,40 @@ void BlasLearner::Update(const Dataset& data, std::span<const uint32_t> rows) {
                threads);
   step.Apply(output_bias_grad_.data(), out.bias.data(), out.bias_m.data(), out.bias_v.data(),
              out.bias.size());
-  ParallelAdam(step, input_grad_.data(), in.w.data(), in.m.data(), in.v.data(), in.w.size(),
-               threads);
+  const size_t h = network_.shape.hidden_dim;
+  if (spec_.sparse_input_update) {
+    // Lazy: Adam on the rows of the features in the batch only, with the global step count
+    // for the bias correction, as the engine's trainer does (engine/row_gradients.cc).
+    if (++stamp_ == 0) {
+      std::fill(row_stamp_.begin(), row_stamp_.end(), 0u);
+      stamp_ = 1;
+    }
+    touched_.clear();
+    for (uint32_t r : rows) {
+      for (uint32_t f : data.row(r).features) {
+        if (row_stamp_[f] != stamp_) {
+          row_stamp_[f] = stamp_;
+          touched_.push_back(f);
+        }
+      }
+    }
+    const auto count = static_cast<int64_t>(touched_.size());
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < count; ++i) {
+      const size_t at = size_t{touched_[static_cast<size_t>(i)]} * h;
+      step.Apply(input_grad_.data() + at, in.w.data() + at, in.m.data() + at, in.v.data() + at, h);
+      std::fill_n(input_grad_.data() + at, h, 0.0f);
+    }
+  } else {
+    ParallelAdam(step, input_grad_.data(), in.w.data(), in.m.data(), in.v.data(), in.w.size(),
+                 threads);
+    for (uint32_t r : rows) {
+      for (uint32_t f : data.row(r).features)
+        std::fill_n(input_grad_.data() + size_t{f} * h, h, 0.0f);
+    }
+  }
   step.Apply(hidden_bias_grad_.data(), in.bias.data(), in.bias_m.data(), in.bias_v.data(),
              in.bias.size());
-  const size_t h = network_.shape.hidden_dim;
-  for (uint32_t r : rows) {
-    for (uint32_t f : data.row(r).features)
-      std::fill_n(input_grad_.data() + size_t{f} * h, h, 0.0f);
-  }
 }
 
 // OpenBLAS runs single-threaded inside our OpenMP threads, each computing a slice of C

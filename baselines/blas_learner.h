@@ -3,6 +3,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "baselines/dense_spec.h"
 #include "engine/aligned.h"
@@ -12,8 +13,10 @@
 namespace sparsebench {
 
 // The engine's model trained dense, by hand on OpenBLAS: gather for the sparse input layer,
-// cblas_sgemm for the output layer's forward pass and both backward products, dense Adam
-// over every weight. The dense speed limit of the machine.
+// cblas_sgemm for the output layer's forward pass and both backward products, Adam over the
+// output layer and hidden bias every step and, on the input table, either over the rows of
+// the batch's features only (adam=lazy, the default, as the engine does) or over every row
+// (adam=dense). The dense speed limit of the machine.
 class BlasLearner : public Learner {
  public:
   BlasLearner(const std::string& spec, const DataShape& shape, const TrainOptions& options);
@@ -52,6 +55,9 @@ class BlasLearner : public Learner {
   FloatVector hidden_, hidden_grad_, logits_;
   FloatVector input_grad_, output_grad_, output_bias_grad_, hidden_bias_grad_;
   GemmTotals gemm_;
+  // adam=lazy: the input rows the batch touched, found with a per-row stamp.
+  std::vector<uint32_t> row_stamp_, touched_;
+  uint32_t stamp_ = 0;
 };
 
 }  // namespace sparsebench
