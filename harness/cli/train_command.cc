@@ -11,6 +11,7 @@
 #include "datasets/featurizer.h"
 #include "datasets/reader.h"
 #include "engine/metrics.h"
+#include "engine/model_io.h"
 #include "engine/spec.h"
 #include "harness/cli/commands.h"
 #include "harness/learner_factory.h"
@@ -67,6 +68,9 @@ std::string DatasetName(const std::string& path) {
 }
 
 void RunTrain(const TrainArgs& args) {
+  // Before hours of training, not after: the model is then written through a temporary
+  // file and a rename (SaveModel), so a failure leaves any old model whole.
+  if (!args.save.empty()) CheckModelDestination(args.save);
   auto [train, test] = LoadData(args);
   auto learner = MakeLearner(args.engine, {train.num_features, train.num_labels}, args.options);
   MeasureSettings settings = args.measure;
