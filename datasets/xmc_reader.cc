@@ -40,7 +40,7 @@ Header ReadHeader(const InputFile& file, uint64_t begin) {
   LineBlocks blocks(file, begin, std::min<uint64_t>(file.size(), begin + 4096), 1);
   std::string_view block = blocks.Next();
   size_t nl = block.find('\n');
-  if (nl == std::string_view::npos && file.size() > block.size()) {
+  if (nl == std::string_view::npos && file.size() > begin + block.size()) {
     throw DataError(file.path(), 1, "header line \"N D L\" missing or too long");
   }
   std::string_view line = TrimLineEnd(block.substr(0, nl == std::string_view::npos ? nl : nl + 1));

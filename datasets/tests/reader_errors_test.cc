@@ -170,6 +170,12 @@ TEST(ReaderErrors, ByteOrderMarkIsSkipped) {
   EXPECT_THROW(ReadDataset(InputFile("bom-only", bom), Format::kXmc), DataError);
   EXPECT_THROW(ReadDataset(InputFile("bom-only", bom), Format::kCsv), DataError);
   EXPECT_THROW(ReadDataset(InputFile("bom-twice", bom + bom + "1 2 3\n0 1:1\n"), Format::kXmc), DataError);
+  try {  // the header alone, no final newline: the same error as without a BOM
+    ReadDataset(InputFile("bom-header", bom + "1 2 3"), Format::kXmc);
+    FAIL();
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.reason(), "no data rows") << e.what();
+  }
 }
 
 // The in-memory entry point (fuzzing) reads exactly what the file does.
