@@ -1,5 +1,6 @@
 #include "engine/hash_family.h"
 
+#include <string>
 #include <vector>
 
 #include "engine/dwta_hash.h"
@@ -29,6 +30,11 @@ void HashFamily::HashProbes(std::span<const float> x, uint32_t probes, std::span
 std::unique_ptr<HashFamily> MakeHashFamily(const HashParams& params) {
   if (params.dim == 0 || params.tables == 0 || params.k == 0) {
     throw ConfigError("hash: dim, k and l must be positive");
+  }
+  // The largest family stores k x l x dim numbers (SRP's projections); cap that at 2^26.
+  if (uint64_t{params.k} * params.tables * params.dim > kMaxHashCoefficients) {
+    throw ConfigError("hash: k x l x dim = " + std::to_string(params.k) + " x " + std::to_string(params.tables) +
+                      " x " + std::to_string(params.dim) + " is more than " + std::to_string(kMaxHashCoefficients));
   }
   if (params.family == "dwta") return std::make_unique<DwtaHash>(params);
   if (params.family == "srp") return std::make_unique<SrpHash>(params);

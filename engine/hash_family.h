@@ -49,6 +49,9 @@ class HashFamily {
   virtual std::string Describe() const = 0;
 };
 
+// The most k x l x dim a family may have (SRP stores that many floats: 256 MiB).
+inline constexpr uint64_t kMaxHashCoefficients = uint64_t{1} << 26;
+
 // Builds the family named by params.family; ConfigError for unknown names or bad sizes.
 std::unique_ptr<HashFamily> MakeHashFamily(const HashParams& params);
 

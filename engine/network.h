@@ -17,6 +17,11 @@ struct NetworkShape {
   uint32_t output_dim = 0;
 };
 
+// Bytes of a network's weights, biases and their Adam moments.
+uint64_t NetworkBytes(const NetworkShape& shape);
+// ConfigError when hidden_dim is 0 or NetworkBytes exceeds the physical memory.
+void CheckNetworkFits(const NetworkShape& shape);
+
 // Sparse input -> dense hidden layer (ReLU) -> output layer (softmax) whose active neurons
 // are chosen per input by a NeuronSelector. Weights are shared by all threads.
 struct Network {
@@ -25,6 +30,8 @@ struct Network {
   Parameters output;  // rows and bias: output neurons
 
   Network() = default;
+  // ConfigError, before allocating, when the weights and Adam moments would not fit in
+  // this machine's memory (CheckNetworkFits).
   Network(const NetworkShape& shape, uint64_t seed);
   size_t bytes() const { return input.bytes() + output.bytes(); }
   // hidden = ReLU(input.bias + sum_f value_f * input.row(f)).

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
+
+#include "datasets/data_error.h"
+#include "engine/memory_limit.h"
 
 #include "engine/engine_error.h"
 #include "engine/inference.h"
@@ -115,22 +119,44 @@ SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
 
 namespace {
 
-std::pair<SparseConfig, Network> LoadSparseModel(const std::string& path) {
-  SavedModel saved = LoadModel(path);
-  const DataShape shape{saved.network.shape.input_dim, saved.network.shape.output_dim};
-  return {SparseConfig::Parse(saved.spec, shape), std::move(saved.network)};
+// The spec must parse and describe the stored network (LoadModel checked the network's own
+// sizes); what disagrees is the file's fault, so errors name it.
+std::pair<SparseConfig, Network> FromSavedModel(SavedModel saved, const std::string& source) {
+  const NetworkShape& s = saved.network.shape;
+  SparseConfig config;
+  try {
+    config = SparseConfig::Parse(saved.spec, DataShape{s.input_dim, s.output_dim});
+  } catch (const ConfigError& e) {
+    throw DataError(source, 0, std::string("model spec: ") + e.what());
+  }
+  if (config.hidden != s.hidden_dim) {
+    throw DataError(source, 0, "the spec says hidden=" + std::to_string(config.hidden) + " but the network has " +
+                                   std::to_string(s.hidden_dim) + " hidden units");
+  }
+  return {config, std::move(saved.network)};
 }
 
 }  // namespace
 
 SparseLearner::SparseLearner(const std::string& model_path, const TrainOptions& options)
-    : SparseLearner(LoadSparseModel(model_path), options) {}
+    : SparseLearner(LoadModel(model_path), model_path, options) {}
+
+SparseLearner::SparseLearner(SavedModel saved, const std::string& source, const TrainOptions& options) try
+    : SparseLearner(FromSavedModel(std::move(saved), source), options) {
+} catch (const ConfigError& e) {
+  // The file's settings cannot run here (memory, hash sizes): still the file's error.
+  throw DataError(source, 0, e.what());
+}
 
 SparseLearner::SparseLearner(std::pair<SparseConfig, Network> loaded, const TrainOptions& options)
     : SparseLearner(loaded.first, std::move(loaded.second), options) {}
 
 SparseLearner::SparseLearner(const SparseConfig& config, Network network, const TrainOptions& options)
     : config_(config), options_(WithDefaults(options)), network_(std::move(network)) {
+  assert(config_.hidden == network_.shape.hidden_dim && network_.input.w.size() == size_t{network_.shape.input_dim} * network_.shape.hidden_dim &&
+         network_.output.w.size() == size_t{network_.shape.output_dim} * network_.shape.hidden_dim);
+  CheckNetworkFits(network_.shape);  // before the Adam moments are allocated
+  if (network_.shape.input_dim == 0 || network_.shape.output_dim == 0) throw ConfigError("the network has no inputs or outputs");
   network_.input.ResetOptimizer();
   if (config_.bf16_moments) network_.output.UseBf16Moments();
   else network_.output.ResetOptimizer();
@@ -149,7 +175,20 @@ void SparseLearner::ResolveSelector() {
   config_.selector.hash.seed = MixSeed(options_.seed, 0x15b);
   const uint32_t outputs = network_.shape.output_dim;
   if (config_.ActiveTarget(outputs) >= outputs) return;
-  selector_ = MakeNeuronSelector(config_.selector, outputs);
+  SelectorParams& p = config_.selector;
+  if (p.kind == "lsh") {
+    // More buckets than this is no use (most would stay empty) and only costs memory.
+    const uint64_t buckets = uint64_t{p.hash.tables} << p.range_bits;
+    const uint64_t max_buckets = std::max<uint64_t>(uint64_t{256} * outputs, uint64_t{1} << 20);
+    if (buckets > max_buckets) {
+      throw ConfigError("l=" + std::to_string(p.hash.tables) + " tables of 2^" + std::to_string(p.range_bits) +
+                        " buckets are " + std::to_string(buckets) + " buckets for " + std::to_string(outputs) +
+                        " output neurons; at most " + std::to_string(max_buckets) + " (256 per neuron, or 2^20)");
+    }
+    // Bucket offsets, and the codes and ids of every neuron in every table.
+    CheckFitsInMemory((buckets + 2 * uint64_t{p.hash.tables} * outputs) * sizeof(uint32_t), "the LSH tables");
+  }
+  selector_ = MakeNeuronSelector(p, outputs);
 }
 
 void SparseLearner::MakeTrainer() {

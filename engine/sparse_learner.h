@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/learner.h"
+#include "engine/model_io.h"
 #include "engine/network.h"
 #include "engine/neuron_selector.h"
 #include "engine/trainer.h"
@@ -30,7 +31,10 @@ class SparseLearner : public Learner {
  public:
   SparseLearner(const SparseConfig& config, const DataShape& shape, const TrainOptions& options);
   // A trained model from a file: predicts, and can go on training (with fresh optimizer state).
+  // DataError naming the file when it cannot be read or its spec and network disagree.
   SparseLearner(const std::string& model_path, const TrainOptions& options);
+  // The same from a loaded model; `source` names it in errors.
+  SparseLearner(SavedModel saved, const std::string& source, const TrainOptions& options);
   // Trained weights (e.g. a text model's), with fresh optimizer state.
   SparseLearner(const SparseConfig& config, Network network, const TrainOptions& options);
   ~SparseLearner() override;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "datasets/data_error.h"
 #include "engine/engine_error.h"
 #include "engine/model_io.h"
 #include "engine/spec.h"
@@ -84,21 +85,38 @@ TextLearner::TextLearner(const std::string& spec, const DataShape& shape, const 
 }
 
 TextLearner::TextLearner(const std::string& model_path, const TrainOptions& options)
+    : TextLearner(LoadModel(model_path), model_path, options) {}
+
+// Every field is checked against the others before use: the checksum only catches accidents.
+TextLearner::TextLearner(SavedModel saved, const std::string& source, const TrainOptions& options)
     : options_(options), featurizer_(FeaturizerOptions{}) {
   if (options_.batch == 0) options_.batch = kTextBatch;
-  SavedModel saved = LoadModel(model_path);
-  config_ = TextConfig::Parse(saved.spec);
-  featurizer_ = Featurizer(config_.featurizer);
+  const NetworkShape s = saved.network.shape;
+  try {
+    config_ = TextConfig::Parse(saved.spec);
+  } catch (const ConfigError& e) {
+    throw DataError(source, 0, std::string("model spec: ") + e.what());
+  }
+  auto mismatch = [&](const std::string& what) {
+    throw DataError(source, 0, "the text model's " + what + " does not match its network (" +
+                                   std::to_string(s.input_dim) + " inputs, " + std::to_string(s.hidden_dim) +
+                                   " hidden units, " + std::to_string(s.output_dim) + " outputs)");
+  };
   for (const auto& [key, value] : saved.metadata) {
     if (key == "label") label_names_.push_back(value);
   }
-  const uint32_t labels = saved.network.shape.output_dim;
-  if (label_names_.size() != labels || saved.network.shape.input_dim != config_.featurizer.buckets) {
-    throw ConfigError(model_path + ": the text model's labels or buckets do not match its network");
+  if (label_names_.size() != s.output_dim) mismatch("label count " + std::to_string(label_names_.size()));
+  if (config_.featurizer.buckets != s.input_dim) mismatch("buckets=" + Auto(config_.featurizer.buckets));
+  if (config_.hidden != s.hidden_dim) mismatch("hidden=" + Auto(config_.hidden));
+  if (config_.out_sparsity < 0) mismatch("out_sparsity=auto");
+  featurizer_ = Featurizer(config_.featurizer);
+  const DataShape shape{s.input_dim, s.output_dim};
+  try {
+    inner_ = std::make_unique<SparseLearner>(SparseConfig::Parse(config_.SparseSpec(), shape),
+                                             std::move(saved.network), options_);
+  } catch (const ConfigError& e) {
+    throw DataError(source, 0, e.what());
   }
-  const DataShape shape{saved.network.shape.input_dim, labels};
-  inner_ = std::make_unique<SparseLearner>(SparseConfig::Parse(config_.SparseSpec(), shape),
-                                           std::move(saved.network), options_);
 }
 
 TextLearner::~TextLearner() = default;

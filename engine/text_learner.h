@@ -34,7 +34,11 @@ struct TextConfig {
 class TextLearner : public Learner {
  public:
   TextLearner(const std::string& spec, const DataShape& shape, const TrainOptions& options);
+  // A saved text model; DataError naming the file when it cannot be read or its spec,
+  // labels and network disagree.
   explicit TextLearner(const std::string& model_path, const TrainOptions& options);
+  // The same from a loaded model; `source` names it in errors.
+  TextLearner(SavedModel saved, const std::string& source, const TrainOptions& options);
   ~TextLearner() override;
 
   std::string spec() const override { return config_.Canonical(); }

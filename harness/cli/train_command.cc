@@ -12,6 +12,7 @@
 #include "datasets/featurizer.h"
 #include "datasets/reader.h"
 #include "datasets/metrics.h"
+#include "engine/model_io.h"
 #include "engine/spec.h"
 #include "harness/cli/commands.h"
 #include "harness/learner_factory.h"
@@ -73,6 +74,9 @@ std::optional<Featurizer> SharedFeaturizer(const TrainArgs& args) {
 }
 
 void RunTrain(const TrainArgs& args) {
+  // Before hours of training, not after: the model is then written through a temporary
+  // file and a rename (SaveModel), so a failure leaves any old model whole.
+  if (!args.save.empty()) CheckModelDestination(args.save);
   const std::optional<Featurizer> featurizer = SharedFeaturizer(args);
   Stopwatch load;
   load.Start();
