@@ -27,11 +27,23 @@ std::string CsvLine(const std::vector<std::string>& fields) {
 }
 
 std::vector<std::vector<std::string>> ReadCsv(const std::string& path) {
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) throw DataError(path, 0, "no such file");
+  if (!std::filesystem::is_regular_file(status)) throw DataError(path, 0, "not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(path, 0, "cannot open the file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  constexpr uintmax_t kMaxBytes = uintmax_t{1} << 30;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) throw DataError(path, 0, "cannot read the file: " + error.message());
+  if (size > kMaxBytes) throw DataError(path, 0, "larger than 1 GiB: not a table this program writes");
+  std::string text(static_cast<size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return ParseCsv(text, path);
+}
+
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text, const std::string& path) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> row;
   std::string field;
