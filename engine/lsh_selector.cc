@@ -46,7 +46,8 @@ class LshSelector : public NeuronSelector {
               SelectorScratch& scratch, Rng& rng, std::vector<uint32_t>& active) const override {
     scratch.BeginWith(rows_, forced, active);
     const size_t open = target > active.size() ? target - active.size() : 0;
-    const auto from_tables = static_cast<size_t>(std::ceil(params_.lsh_share * static_cast<double>(open)));
+    const double share = scratch.inference ? 1.0 : params_.lsh_share;
+    const auto from_tables = static_cast<size_t>(std::ceil(share * static_cast<double>(open)));
     if (tables_.tables() > 0 && from_tables > 0) {
       scratch.codes.resize(size_t{family_->tables()} * (params_.probes + 1));
       family_->HashProbes(input, params_.probes, scratch.codes, scratch.hash);
@@ -57,7 +58,7 @@ class LshSelector : public NeuronSelector {
         SelectFirstFound(active.size() + from_tables, scratch, rng, active);
       }
     }
-    if (params_.pad_random || params_.lsh_share < 1.0) PadWithRandom(rows_, target, scratch, rng, active);
+    if (params_.pad_random || share < 1.0 || scratch.inference) PadWithRandom(rows_, target, scratch, rng, active);
     scratch.End(active);
   }
 

@@ -33,6 +33,9 @@ struct SelectorScratch {
   std::vector<uint32_t> codes, found, histogram;
   std::vector<std::span<const uint32_t>> buckets;
   HashScratch hash;
+  // Inference: the tables fill every open place (random neurons explore during training
+  // only, and only pad what the tables miss here).
+  bool inference = false;
 
   // Starts a selection over `rows` neurons with active = the forced ids, marked as members.
   void BeginWith(uint32_t rows, std::span<const uint32_t> forced, std::vector<uint32_t>& active);
