@@ -8,11 +8,13 @@
 
 namespace sparsebench {
 
+// k and tables have no defaults of their own: ResolveLsh (lsh_config.h) sets them from the
+// layer's width, and that is the only configuration the engine trains with.
 struct HashParams {
   std::string family = "dwta";  // dwta, srp or fastsrp
   uint32_t dim = 128;           // length of the hashed vectors
-  uint32_t k = 6;               // hashes per table
-  uint32_t tables = 50;         // L
+  uint32_t k = 0;               // hashes per table
+  uint32_t tables = 0;          // L
   uint32_t bin_size = 8;        // DWTA: coordinates per winner-take-all bin (power of two)
   uint64_t seed = 1;
 };

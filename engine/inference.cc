@@ -59,13 +59,14 @@ namespace {
 // Calls visit(i, hidden, active) for every row with the neurons the selector returns for it.
 template <typename Visit>
 void ForEachSelection(const Network& net, const NeuronSelector& selector, uint32_t active_target,
-                      const Dataset& data, int threads, Visit&& visit) {
+                      const Dataset& data, int threads, bool inference, Visit&& visit) {
   const auto rows = static_cast<int64_t>(data.rows());
 #pragma omp parallel num_threads(threads)
   {
     FloatVector hidden(net.shape.hidden_dim);
     std::vector<uint32_t> active;
     SelectorScratch scratch;
+    scratch.inference = inference;
 #pragma omp for schedule(dynamic, 64)
     for (int64_t i = 0; i < rows; ++i) {
       Rng rng(MixSeed(0x1f, static_cast<uint64_t>(i)));
@@ -86,7 +87,7 @@ TopK PredictSparse(const Network& net, const NeuronSelector& selector, uint32_t 
   top.k = k;
   top.ids.resize(data.rows() * k);
   top.scores.resize(data.rows() * k);
-  ForEachSelection(net, selector, active_target, data, threads,
+  ForEachSelection(net, selector, active_target, data, threads, /*inference=*/true,
                    [&](size_t i, const float* hidden, const std::vector<uint32_t>& active) {
                      thread_local std::vector<float> logits;
                      logits.resize(active.size());
@@ -99,7 +100,7 @@ TopK PredictSparse(const Network& net, const NeuronSelector& selector, uint32_t 
 std::vector<std::vector<uint32_t>> SelectActive(const Network& net, const NeuronSelector& selector,
                                                 uint32_t active_target, const Dataset& data, int threads) {
   std::vector<std::vector<uint32_t>> sets(data.rows());
-  ForEachSelection(net, selector, active_target, data, threads,
+  ForEachSelection(net, selector, active_target, data, threads, /*inference=*/false,
                    [&](size_t i, const float*, const std::vector<uint32_t>& active) { sets[i] = active; });
   return sets;
 }

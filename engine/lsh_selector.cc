@@ -44,20 +44,22 @@ class LshSelector : public NeuronSelector {
   // The forced ids, then the tables' share of the remaining places, then random neurons.
   void Select(std::span<const float> input, std::span<const uint32_t> forced, uint32_t target,
               SelectorScratch& scratch, Rng& rng, std::vector<uint32_t>& active) const override {
-    uint32_t stamp = scratch.BeginWith(rows_, forced, active);
+    scratch.BeginWith(rows_, forced, active);
     const size_t open = target > active.size() ? target - active.size() : 0;
-    const auto from_tables = static_cast<size_t>(std::ceil(params_.lsh_share * static_cast<double>(open)));
+    const double share = scratch.inference ? 1.0 : params_.lsh_share;
+    const auto from_tables = static_cast<size_t>(std::ceil(share * static_cast<double>(open)));
     if (tables_.tables() > 0 && from_tables > 0) {
       scratch.codes.resize(size_t{family_->tables()} * (params_.probes + 1));
       family_->HashProbes(input, params_.probes, scratch.codes, scratch.hash);
       FetchBuckets(scratch);
       if (params_.top_frequency) {
-        stamp = SelectMostFrequent(active.size() + from_tables, stamp, scratch, active);
+        SelectMostFrequent(active.size() + from_tables, scratch, active);
       } else {
-        SelectFirstFound(active.size() + from_tables, stamp, scratch, rng, active);
+        SelectFirstFound(active.size() + from_tables, scratch, rng, active);
       }
     }
-    if (params_.pad_random || params_.lsh_share < 1.0) PadWithRandom(rows_, target, stamp, scratch, rng, active);
+    if (params_.pad_random || share < 1.0 || scratch.inference) PadWithRandom(rows_, target, scratch, rng, active);
+    scratch.End(active);
   }
 
   std::string Describe() const override {
@@ -82,63 +84,53 @@ class LshSelector : public NeuronSelector {
   }
 
   // Union of the buckets, tables visited from a random start so no table is favoured.
-  void SelectFirstFound(size_t target, uint32_t stamp, SelectorScratch& scratch, Rng& rng,
+  void SelectFirstFound(size_t target, SelectorScratch& scratch, Rng& rng,
                         std::vector<uint32_t>& active) const {
     const auto buckets = static_cast<uint32_t>(scratch.buckets.size());
     const uint32_t start = rng.Below(buckets);
     for (uint32_t i = 0; i < buckets && active.size() < target; ++i) {
       for (uint32_t id : scratch.buckets[(start + i) % buckets]) {
-        if (scratch.Has(id, stamp)) continue;
-        scratch.Mark(id, stamp);
+        if (scratch.Has(id)) continue;
+        scratch.Mark(id);
         active.push_back(id);
         if (active.size() >= target) break;
       }
     }
   }
 
-  // Counts how many tables return each neuron and keeps the most frequent ones (ties: the
-  // first found); returns the stamp that now marks the active set.
-  uint32_t SelectMostFrequent(size_t target, uint32_t forced_stamp, SelectorScratch& scratch,
-                              std::vector<uint32_t>& active) const {
-    const uint32_t seen = scratch.Next();
-    std::vector<uint32_t>& found = scratch.found;
-    found.clear();
+  // Counts how many probed buckets return each neuron and keeps the most frequent ones (ties:
+  // the first found), marking them.
+  void SelectMostFrequent(size_t target, SelectorScratch& scratch, std::vector<uint32_t>& active) const {
+    size_t returned = 0;
+    for (std::span<const uint32_t> bucket : scratch.buckets) returned += bucket.size();
+    scratch.ClearCounts(returned);
     for (std::span<const uint32_t> bucket : scratch.buckets) {
       for (uint32_t id : bucket) {
-        uint32_t& word = scratch.tag[id];
-        const uint32_t t = word >> 8;
-        if (t == seen) {
-          word += (word & 0xff) != 0xff;  // counts saturate at 255
-        } else if (t != forced_stamp) {
-          word = seen << 8 | 1;
-          found.push_back(id);
-        }
+        if (!scratch.Has(id)) scratch.Count(id);
       }
     }
-    auto count = [&](uint32_t id) { return scratch.tag[id] & 0xff; };
+    const std::vector<uint32_t>& found = scratch.found;
     const size_t need = target > active.size() ? target - active.size() : 0;
-    uint32_t threshold = 1;  // take every found neuron counted at least this often
-    if (found.size() > need) {
-      std::vector<uint32_t>& histogram = scratch.histogram;
-      const auto most = std::min<uint32_t>(static_cast<uint32_t>(scratch.buckets.size()), 255);
-      histogram.assign(most + 2, 0);
-      for (uint32_t id : found) ++histogram[count(id)];
-      size_t above = 0;
-      for (threshold = most; threshold > 1 && above + histogram[threshold] < need; --threshold) {
-        above += histogram[threshold];
-      }
-      size_t at_threshold = need - above;  // of the neurons counted exactly `threshold` times
-      for (uint32_t id : found) {
-        const uint32_t c = count(id);
-        if (c == threshold && at_threshold > 0) --at_threshold, active.push_back(id);
-        if (c > threshold) active.push_back(id);
-      }
-    } else {
-      active.insert(active.end(), found.begin(), found.end());
+    if (found.size() <= need) {
+      for (uint32_t id : found) scratch.Mark(id), active.push_back(id);
+      return;
     }
-    const uint32_t member = scratch.Next();
-    for (uint32_t id : active) scratch.Mark(id, member);
-    return member;
+    const auto most = static_cast<uint32_t>(scratch.buckets.size());
+    std::vector<uint32_t>& histogram = scratch.histogram;
+    histogram.assign(most + 2, 0);
+    for (uint32_t id : found) ++histogram[scratch.CountOf(id)];
+    size_t above = 0;
+    uint32_t threshold = most;  // take every neuron counted more often, and some counted this often
+    for (; threshold > 1 && above + histogram[threshold] < need; --threshold) above += histogram[threshold];
+    size_t at_threshold = need - above;
+    for (uint32_t id : found) {
+      const uint32_t c = scratch.CountOf(id);
+      if (c > threshold || (c == threshold && at_threshold > 0)) {
+        at_threshold -= c == threshold;
+        scratch.Mark(id);
+        active.push_back(id);
+      }
+    }
   }
 
   SelectorParams params_;

@@ -23,25 +23,30 @@ struct SelectorParams {
   uint32_t probes = 0;             // extra buckets queried per table (multi-probe)
 };
 
-// Per-thread state for Select, sized by the layer and reused across calls. Each neuron has
-// one word: the tag of the selection step that last touched it (high 24 bits) and a count
-// (low 8 bits), so "is it a member" and "how often was it found" cost one memory access.
+// Per-thread state for Select, reused across calls: a membership bitmap over the layer's
+// neurons (an eighth of a byte each, so it stays in cache even at millions of neurons; all
+// clear between selections) and a small open-addressing map that counts how often the
+// tables return a neuron.
 struct SelectorScratch {
-  std::vector<uint32_t> tag;
-  uint32_t epoch = 0;
-  std::vector<uint32_t> codes;
-  std::vector<uint32_t> found, histogram;
+  std::vector<uint64_t> member;
+  std::vector<uint32_t> slot_id, slot_count, used_slots;  // the counting map
+  std::vector<uint32_t> codes, found, histogram;
   std::vector<std::span<const uint32_t>> buckets;
   HashScratch hash;
+  // Inference: the tables fill every open place (random neurons explore during training
+  // only, and only pad what the tables miss here).
+  bool inference = false;
 
-  // Starts a new selection over `rows` neurons; returns the tag that marks members.
-  uint32_t Begin(uint32_t rows);
-  // A fresh tag within the same selection (Begin leaves room for a few).
-  uint32_t Next() { return ++epoch; }
-  // Begin, then active = the forced ids, tagged.
-  uint32_t BeginWith(uint32_t rows, std::span<const uint32_t> forced, std::vector<uint32_t>& active);
-  bool Has(uint32_t id, uint32_t t) const { return tag[id] >> 8 == t; }
-  void Mark(uint32_t id, uint32_t t) { tag[id] = t << 8; }
+  // Starts a selection over `rows` neurons with active = the forced ids, marked as members.
+  void BeginWith(uint32_t rows, std::span<const uint32_t> forced, std::vector<uint32_t>& active);
+  // Clears the marks of the active set: the end of a selection.
+  void End(std::span<const uint32_t> active);
+  bool Has(uint32_t id) const { return (member[id >> 6] >> (id & 63)) & 1; }
+  void Mark(uint32_t id) { member[id >> 6] |= uint64_t{1} << (id & 63); }
+  // Counts one more sighting of `id`; its first sighting appends it to `found`.
+  void Count(uint32_t id);
+  uint32_t CountOf(uint32_t id) const;
+  void ClearCounts(size_t capacity_hint);
 };
 
 // Chooses the active neurons of a sparse layer for one input.

@@ -1,5 +1,6 @@
 #include "engine/parameters.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -40,14 +41,22 @@ void Parameters::UseBf16Moments() {
   v16.assign(w.size(), 0);
 }
 
+// Chunks of weights draw from their own seeded streams, so the weights are the same whatever
+// the thread count (a 670K-wide layer is 86M draws: worth both cores).
 void Parameters::Initialize(uint64_t seed, double fan_in, double fan_out) {
+  constexpr size_t kChunk = size_t{1} << 16;  // even, so a chunk never splits a Box-Muller pair
   const double stddev = std::sqrt(2.0 / (fan_in + fan_out));
-  Rng rng(seed);
-  for (size_t i = 0; i < w.size(); i += 2) {
-    const double u1 = 1.0 - rng.Uniform(), u2 = rng.Uniform();
-    const double radius = stddev * std::sqrt(-2.0 * std::log(u1));
-    w[i] = static_cast<float>(radius * std::cos(6.283185307179586 * u2));
-    if (i + 1 < w.size()) w[i + 1] = static_cast<float>(radius * std::sin(6.283185307179586 * u2));
+  const auto chunks = static_cast<int64_t>((w.size() + kChunk - 1) / kChunk);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    Rng rng(MixSeed(seed, static_cast<uint64_t>(c)));
+    const size_t end = std::min(w.size(), static_cast<size_t>(c + 1) * kChunk);
+    for (size_t i = static_cast<size_t>(c) * kChunk; i < end; i += 2) {
+      const double u1 = 1.0 - rng.Uniform(), u2 = rng.Uniform();
+      const double radius = stddev * std::sqrt(-2.0 * std::log(u1));
+      w[i] = static_cast<float>(radius * std::cos(6.283185307179586 * u2));
+      if (i + 1 < end) w[i + 1] = static_cast<float>(radius * std::sin(6.283185307179586 * u2));
+    }
   }
   std::fill(bias.begin(), bias.end(), 0.0f);
   ResetOptimizer();

@@ -34,7 +34,9 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   SparseConfig c;
   c.hidden = static_cast<uint32_t>(spec.Int("hidden", 128, 1, 1 << 16));
   c.out_sparsity = spec.Double("out_sparsity", shape.labels <= 1024 ? 1.0 : 0.005, 1e-7, 1.0);
-  const std::string moments = spec.String("moments", "fp32");
+  // A sparse output layer's update streams the rows it touches through memory: bf16 moments
+  // halve what it moves. A dense one keeps fp32, like the dense baselines it is checked against.
+  const std::string moments = spec.String("moments", c.out_sparsity < 1.0 ? "bf16" : "fp32");
   if (moments != "fp32" && moments != "bf16") throw ConfigError("moments must be fp32 or bf16");
   c.bf16_moments = moments == "bf16";
   const std::string hash = spec.String("hash", "dwta");
@@ -67,7 +69,7 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   c.rebuild.rehash = static_cast<uint32_t>(spec.Int("rehash", 0, 0, 1 << 30));
   spec.Finish();
   if (p.hash.bin_size != 0 && !std::has_single_bit(p.hash.bin_size)) throw ConfigError("bin must be a power of two");
-  if (p.kind == "lsh" && c.ActiveTarget(shape.labels) < shape.labels) ResolveLsh(p, shape.labels);
+  if (p.kind == "lsh" && c.ActiveTarget(shape.labels) < shape.labels) ResolveLsh(p, shape.labels, c.ActiveTarget(shape.labels));
   return c;
 }
 
@@ -76,7 +78,7 @@ std::string SparseConfig::Canonical() const {
   char sparsity[32];
   std::snprintf(sparsity, sizeof sparsity, "%g", out_sparsity);
   s += std::string(",out_sparsity=") + sparsity;
-  if (bf16_moments) s += ",moments=bf16";
+  s += bf16_moments ? ",moments=bf16" : ",moments=fp32";
   if (out_sparsity >= 1.0) return s;
   const HashParams& h = selector.hash;
   s += ",hash=" + (selector.kind == "random" ? std::string("random") : h.family);

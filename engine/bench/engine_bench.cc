@@ -7,6 +7,7 @@
 #include "datasets/random.h"
 #include "engine/aligned.h"
 #include "engine/hash_family.h"
+#include "engine/lsh_config.h"
 #include "engine/network.h"
 #include "engine/neuron_selector.h"
 #include "engine/row_gradients.h"
@@ -55,12 +56,21 @@ const OutputLayer& Layer() {
   return layer;
 }
 
-// Hash a hidden vector and gather the union of its L buckets, capped at 336 (0.5%).
+// The tables lsh=auto resolves for a layer of `outputs` neurons, 0.5% of them active.
+SelectorParams Resolved(uint32_t outputs) {
+  SelectorParams p;
+  p.top_frequency = true;
+  p.lsh_share = 0.25;
+  p.probes = SelectorParams::kAutoProbes;
+  ResolveLsh(p, outputs, (outputs + 199) / 200);
+  return p;
+}
+
+// Hash a hidden vector, probe its buckets, keep the most frequent neurons and fill up to 336
+// (0.5%) with random ones: one sample's selection.
 void BM_QueryTables(benchmark::State& state) {
   const Network& net = Layer().net;
-  SelectorParams p;
-  p.hash.k = static_cast<uint32_t>(state.range(0));
-  p.hash.tables = 50;
+  const SelectorParams p = Resolved(OutputLayer::kOutputs);
   auto selector = MakeNeuronSelector(p, OutputLayer::kOutputs);
   selector->Rebuild(net.output.w.data(), OutputLayer::kOutputs, OutputLayer::kHidden, 2);
   SelectorScratch scratch;
@@ -75,12 +85,12 @@ void BM_QueryTables(benchmark::State& state) {
   }
   state.counters["active"] = static_cast<double>(total) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_QueryTables)->Arg(3)->Arg(6);
+BENCHMARK(BM_QueryTables);
 
-// Rebuilding all 50 tables from the 67,009 weight rows.
+// Rebuilding the tables from the 67,009 weight rows.
 void BM_RebuildTables(benchmark::State& state) {
   const Network& net = Layer().net;
-  SelectorParams p;
+  const SelectorParams p = Resolved(OutputLayer::kOutputs);
   auto selector = MakeNeuronSelector(p, OutputLayer::kOutputs);
   for (auto _ : state) {
     selector->Rebuild(net.output.w.data(), OutputLayer::kOutputs, OutputLayer::kHidden,
@@ -93,14 +103,11 @@ BENCHMARK(BM_RebuildTables)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseR
 // for it, and building them: one rebuild.
 void BM_RebuildWide(benchmark::State& state) {
   static const Network net({16, OutputLayer::kHidden, 670'091}, 7);
-  SelectorParams p;
-  p.hash.k = 5;
-  p.hash.tables = static_cast<uint32_t>(state.range(0));
-  p.capacity = 80;
+  const SelectorParams p = Resolved(670'091);
   auto selector = MakeNeuronSelector(p, 670'091);
   for (auto _ : state) selector->Rebuild(net.output.w.data(), 670'091, OutputLayer::kHidden, 2);
 }
-BENCHMARK(BM_RebuildWide)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RebuildWide)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Forward and backward of one sample (76 features, 336 active outputs) through
 // 13,591 -> 128 -> 67,009.

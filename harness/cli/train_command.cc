@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <omp.h>
 #include <sys/resource.h>
 
 #include <cstdlib>
@@ -74,6 +75,7 @@ std::optional<Featurizer> SharedFeaturizer(const TrainArgs& args) {
 }
 
 void RunTrain(const TrainArgs& args) {
+  omp_set_num_threads(args.options.threads);  // parallel regions that name no count use the run's
   // Before hours of training, not after: the model is then written through a temporary
   // file and a rename (SaveModel), so a failure leaves any old model whole.
   if (!args.save.empty()) CheckModelDestination(args.save);

@@ -87,7 +87,7 @@ TEST(Cli, TrainPrintsOneJsonLineWithTheResultKeys) {
     if (line.starts_with("{")) json_lines.push_back(line);
   }
   ASSERT_EQ(json_lines.size(), 1u) << r.output;
-  for (const char* key : {"\"engine\":\"sparse:hidden=32,out_sparsity=0.05,hash=dwta", "\"dataset\":",
+  for (const char* key : {"\"engine\":\"sparse:hidden=32,out_sparsity=0.05,", ",hash=dwta,", "\"dataset\":",
                           "\"threads\":1", "\"epochs\":2", "\"train_seconds\":", "\"eval_seconds\":",
                           "\"samples_per_second\":", "\"p_at_1\":", "\"p_at_3\":", "\"p_at_5\":",
                           "\"accuracy\":null", "\"peak_rss_mb\":", "\"status\":\"ok\""}) {
