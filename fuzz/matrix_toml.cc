@@ -30,7 +30,8 @@ void CheckMatrix(const Matrix& m) {
   FUZZ_REQUIRE(CountCells(m, m.repeats) <= kMaxCells);
   for (const MatrixDataset& d : m.datasets) {
     FUZZ_REQUIRE(!d.engines.empty() && !d.name.empty());
-    FUZZ_REQUIRE(d.preset.empty() ? !d.train.empty() && !d.test.empty() : d.scale > 0 && d.scale <= 100);
+    FUZZ_REQUIRE(d.preset.empty() ? !d.train.empty() && !d.test.empty()
+                                  : d.scale > 0 && d.scale <= 100);
     TargetRule::Parse(d.target);  // accepted at load: parses again
     for (const MatrixEngine& e : d.engines) {
       FUZZ_REQUIRE(!e.name.empty() && e.name.find('/') == std::string::npos);
@@ -50,7 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const TargetRule rule = TargetRule::Parse(text);
       FUZZ_REQUIRE(std::isnan(rule.value) != std::isnan(rule.points_below_dense) || text.empty());
       FUZZ_REQUIRE(std::isnan(rule.value) || (rule.value >= 0 && rule.value <= 1));
-      FUZZ_REQUIRE(std::isnan(rule.points_below_dense) || (rule.points_below_dense >= 0 && rule.points_below_dense <= 100));
+      FUZZ_REQUIRE(std::isnan(rule.points_below_dense) ||
+                   (rule.points_below_dense >= 0 && rule.points_below_dense <= 100));
       const double resolved = rule.Resolve(0.5);
       FUZZ_REQUIRE(text.empty() ? std::isnan(resolved) : std::isfinite(resolved));
     } catch (const std::invalid_argument&) {
@@ -88,7 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (size_t i = 0; i < cells.size() && i < 64; ++i) {
     const Cell& c = cells[i];
-    const std::vector<std::string> argv = CellCommand(m, c, {"train.txt", "test.txt", c.dataset->format}, "sparsebench");
+    const std::vector<std::string> argv =
+        CellCommand(m, c, {"train.txt", "test.txt", c.dataset->format}, "sparsebench");
     FUZZ_REQUIRE(argv.size() >= 4 && argv[3] == c.engine->spec);
   }
   return 0;

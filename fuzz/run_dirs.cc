@@ -36,15 +36,24 @@ const std::string& Baseline() {
       for (int repeat = 1; repeat <= 2; ++repeat) {
         std::vector<std::string> f;
         for (const std::string& c : ResultColumns()) {
-          if (c == "dataset") f.push_back("d");
-          else if (c == "engine") f.push_back(engine);
-          else if (c == "threads") f.push_back("2");
-          else if (c == "repeat") f.push_back(std::to_string(repeat));
-          else if (c == "status") f.push_back("ok");
-          else if (c == "machine") f.push_back("m");
-          else if (c == "train_seconds") f.push_back(engine == std::string("sparse") ? "1.5" : "10");
-          else if (c == "metric_value") f.push_back("0.5");
-          else f.push_back("");
+          if (c == "dataset")
+            f.push_back("d");
+          else if (c == "engine")
+            f.push_back(engine);
+          else if (c == "threads")
+            f.push_back("2");
+          else if (c == "repeat")
+            f.push_back(std::to_string(repeat));
+          else if (c == "status")
+            f.push_back("ok");
+          else if (c == "machine")
+            f.push_back("m");
+          else if (c == "train_seconds")
+            f.push_back(engine == std::string("sparse") ? "1.5" : "10");
+          else if (c == "metric_value")
+            f.push_back("0.5");
+          else
+            f.push_back("");
         }
         text += CsvLine(f);
       }
@@ -65,8 +74,8 @@ double Number(const nlohmann::json& row, const char* key) {
 
 // Compare's promise: "no regression" only when every baseline cell that ended ok has current
 // rows, each ok with a finite time and metric.
-void CheckCompare(const std::vector<nlohmann::json>& base, const std::vector<nlohmann::json>& current,
-                  const CompareOptions& options) {
+void CheckCompare(const std::vector<nlohmann::json>& base,
+                  const std::vector<nlohmann::json>& current, const CompareOptions& options) {
   CompareResult result;
   try {
     result = Compare(options);
@@ -76,13 +85,16 @@ void CheckCompare(const std::vector<nlohmann::json>& base, const std::vector<nlo
   FUZZ_REQUIRE(!result.markdown.empty());
   if (result.regression) return;
   FUZZ_REQUIRE(!current.empty());
-  std::map<Key, int> state;  // baseline cells that ended ok -> 0: no current row, 1: all usable, 2: not
+  std::map<Key, int>
+      state;  // baseline cells that ended ok -> 0: no current row, 1: all usable, 2: not
   for (const auto& r : base) {
-    if (r.value("status", "") == "ok") state[{r.value("dataset", ""), r.value("engine", ""), r.value("threads", 0)}] = 0;
+    if (r.value("status", "") == "ok")
+      state[{r.value("dataset", ""), r.value("engine", ""), r.value("threads", 0)}] = 0;
   }
   FUZZ_REQUIRE(!state.empty());
   for (const auto& r : current) {
-    const auto it = state.find({r.value("dataset", ""), r.value("engine", ""), r.value("threads", 0)});
+    const auto it =
+        state.find({r.value("dataset", ""), r.value("engine", ""), r.value("threads", 0)});
     if (it == state.end()) continue;
     const bool usable = r.value("status", "") == "ok" && std::isfinite(Number(r, "metric_value")) &&
                         std::isfinite(Number(r, "train_seconds"));
@@ -98,18 +110,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string_view> parts;
   for (size_t start = 0;;) {
     const size_t at = input.find("\n----\n", start);
-    parts.push_back(input.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    parts.push_back(
+        input.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
     if (at == std::string_view::npos || parts.size() == 10) break;
     start = at + 6;
   }
-  const fs::path dir = fuzz::ScratchDir() / "run", cells = dir / "cells", out = fuzz::ScratchDir() / "out";
+  const fs::path dir = fuzz::ScratchDir() / "run", cells = dir / "cells",
+                 out = fuzz::ScratchDir() / "out";
   static const bool made = fs::create_directories(cells) || true;
   (void)made;
   for (const auto& entry : fs::directory_iterator(cells)) fs::remove(entry.path());
   fuzz::WriteBytes(dir / "context.json", parts[0]);
   const std::string csv = (dir / "results.csv.in").string();
   fuzz::WriteBytes(csv, parts.size() > 1 ? parts[1] : std::string_view());
-  for (size_t i = 2; i < parts.size(); ++i) fuzz::WriteBytes(cells / ("c" + std::to_string(i) + ".json"), parts[i]);
+  for (size_t i = 2; i < parts.size(); ++i)
+    fuzz::WriteBytes(cells / ("c" + std::to_string(i) + ".json"), parts[i]);
 
   const std::vector<nlohmann::json> base = ReadResultsCsv(Baseline());
   CompareOptions options;

@@ -11,8 +11,9 @@
 namespace sparsebench::fuzz {
 
 inline const std::filesystem::path& ScratchDir() {
-  static const TempDir dir(std::filesystem::is_directory("/dev/shm") ? std::filesystem::path("/dev/shm")
-                                                                     : std::filesystem::temp_directory_path(),
+  static const TempDir dir(std::filesystem::is_directory("/dev/shm")
+                               ? std::filesystem::path("/dev/shm")
+                               : std::filesystem::temp_directory_path(),
                            "sparsebench-fuzz-");
   return dir.path();
 }

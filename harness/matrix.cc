@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,6 +17,7 @@
 #include "datasets/data_error.h"
 #include "datasets/reader.h"
 #include "datasets/synthetic.h"
+#include "harness/csv.h"
 #include "harness/learner_factory.h"
 
 namespace sparsebench {
@@ -185,24 +185,10 @@ class TomlReader {
   bool check_files_;
 };
 
-std::string ReadMatrixFile(const std::string& path) {
-  std::error_code error;
-  const fs::file_status status = fs::status(path, error);
-  if (!fs::exists(status)) throw DataError(path, 0, "no such file");
-  if (!fs::is_regular_file(status)) throw DataError(path, 0, "not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(path, 0, "cannot open the file");
-  std::string text(kMaxMatrixBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxMatrixBytes) throw DataError(path, 0, fmt::format("larger than {} bytes: not a matrix", kMaxMatrixBytes));
-  return text;
-}
-
 }  // namespace
 
 Matrix ReadMatrix(const std::string& path, bool check_files) {
-  const std::string text = ReadMatrixFile(path);
+  const std::string text = ReadRegularFile(path, kMaxMatrixBytes, "a matrix");
   toml::table root;
   try {
     root = toml::parse(text, path);

@@ -213,7 +213,7 @@ set grid
 stem = ARG1 . "/" . ARG2
 curves = ARG5 + 0
 if (curves > 0) {
-  set output stem . "-curves.png"
+  set output stem . "-curves.png.tmp"
   set logscale x
   set xlabel "training seconds"
   set ylabel ARG4
@@ -221,7 +221,7 @@ if (curves > 0) {
   plot for [i=0:curves-1] sprintf("%s-curve%d.dat", stem, i) using 1:2 with linespoints title columnheader(3)
   unset logscale x
 }
-set output stem . "-cost.png"
+set output stem . "-cost.png.tmp"
 set style fill solid
 set boxwidth 0.6
 set yrange [0:*]
@@ -231,6 +231,18 @@ set title ARG3 . (ARG6 eq "1" ? ": cost per run" : ": training time (no price gi
 set xlabel ""
 plot stem . "-bars.dat" using 0:2:xtic(1) with boxes notitle
 )gp";
+
+// gnuplot writes STEM-*.png.tmp; only a run that ended well renames them onto the plots the
+// report links, so a failed or killed gnuplot never leaves a half-written PNG there.
+void PublishPlots(const fs::path& plots, const std::string& stem, bool ran) {
+  for (const char* kind : {"-curves.png", "-cost.png"}) {
+    const fs::path done = plots / (stem + kind), temporary = plots / (stem + kind + ".tmp");
+    std::error_code error;
+    if (!fs::exists(temporary, error)) continue;
+    if (ran) fs::rename(temporary, done, error);
+    if (!ran || error) fs::remove(temporary, error);
+  }
+}
 
 // Curves (first repeat of each group) and cost bars through gnuplot, into files named
 // STEM-curves.png and STEM-cost.png; "" when it ran.
@@ -260,9 +272,10 @@ std::string Plot(const std::string& stem, const std::string& dataset, const std:
   WriteFileAtomically(script.string(), kPlotScript);
   const std::string metric = groups.empty() ? std::string("metric") : groups[0].metric_name;
   // A gnuplot failure leaves its message in the .gp.err file; the report still links the plots.
-  RunProcess({gnuplot, "-c", script.string(), fs::absolute(plots).string(), stem, dataset, metric,
-              std::to_string(curves), priced ? "1" : "0"},
-             plots / (stem + ".gp.out"), plots / (stem + ".gp.err"));
+  const ProcessResult run = RunProcess({gnuplot, "-c", script.string(), fs::absolute(plots).string(), stem, dataset,
+                                        metric, std::to_string(curves), priced ? "1" : "0"},
+                                       plots / (stem + ".gp.out"), plots / (stem + ".gp.err"));
+  PublishPlots(plots, stem, run.ok());
   return "";
 }
 

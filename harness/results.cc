@@ -196,12 +196,7 @@ std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs) {
     std::sort(files.begin(), files.end());
     std::vector<nlohmann::json> mine;
     for (const fs::path& file : files) {
-      std::ifstream in(file, std::ios::binary);
-      std::string text(kMaxCellFileBytes + 1, '\0');
-      in.read(text.data(), static_cast<std::streamsize>(text.size()));
-      text.resize(static_cast<size_t>(in.gcount()));
-      if (text.size() > kMaxCellFileBytes) throw DataError(file.string(), 0, "larger than 64 MiB: not a cell result");
-      mine.push_back(ParseCellRow(text, file.string()));
+      mine.push_back(ParseCellRow(ReadRegularFile(file.string(), kMaxCellFileBytes, "a cell result"), file.string()));
     }
     std::stable_sort(mine.begin(), mine.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
       return a.value("cell_index", int64_t{0}) < b.value("cell_index", int64_t{0});

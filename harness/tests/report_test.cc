@@ -37,11 +37,13 @@ nlohmann::json Cell(const std::string& dataset, const std::string& engine, int r
 }
 
 // A run directory with these cell files (raw text) and context.json.
-std::string RunDir(const testing::TempDir& dir, const std::string& name, const std::vector<std::string>& cells,
-                   const std::string& context = R"({"cpu_model": "x", "cores": 2, "price_per_hour": 0.5})") {
+std::string RunDir(
+    const testing::TempDir& dir, const std::string& name, const std::vector<std::string>& cells,
+    const std::string& context = R"({"cpu_model": "x", "cores": 2, "price_per_hour": 0.5})") {
   const fs::path run = fs::path(dir.path()) / name;
   fs::create_directories(run / "cells");
-  for (size_t i = 0; i < cells.size(); ++i) std::ofstream(run / "cells" / ("c" + std::to_string(i) + ".json")) << cells[i];
+  for (size_t i = 0; i < cells.size(); ++i)
+    std::ofstream(run / "cells" / ("c" + std::to_string(i) + ".json")) << cells[i];
   std::ofstream(run / "context.json") << context;
   return run.string();
 }
@@ -88,7 +90,8 @@ TEST(Report, MalformedCellFilesAreRefusedNamingTheFile) {
       {"{\"status\": \"ok\",", "bad JSON"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
-    const std::string run = RunDir(dir, "run" + std::to_string(i), {Cell("d", "blas", 1).dump(), cases[i].first});
+    const std::string run =
+        RunDir(dir, "run" + std::to_string(i), {Cell("d", "blas", 1).dump(), cases[i].first});
     try {
       WriteReport(Options(run, dir.file("out" + std::to_string(i)), /*plots=*/true));
       ADD_FAILURE() << "accepted " << cases[i].first;
@@ -110,7 +113,8 @@ TEST(Report, ContextsWithMissingOrOddFieldsStillMakeAReport) {
       "not json",
   };
   for (size_t i = 0; i < contexts.size(); ++i) {
-    const std::string run = RunDir(dir, "run" + std::to_string(i), {Cell("d", "sparse", 1).dump()}, contexts[i]);
+    const std::string run =
+        RunDir(dir, "run" + std::to_string(i), {Cell("d", "sparse", 1).dump()}, contexts[i]);
     const std::string out = dir.file("out" + std::to_string(i));
     WriteReport(Options(run, out));
     const std::string md = Read(out + "/report.md");
@@ -119,7 +123,8 @@ TEST(Report, ContextsWithMissingOrOddFieldsStillMakeAReport) {
       EXPECT_NE(md.find("| old machine, 2 cores, — GiB | ? |  | ? | — |"), std::string::npos) << md;
     }
     if (i == 2) {
-      EXPECT_NE(md.find("| from a report, — cores, — GiB | ? |  | ? | 1.5 |"), std::string::npos) << md;
+      EXPECT_NE(md.find("| from a report, — cores, — GiB | ? |  | ? | 1.5 |"), std::string::npos)
+          << md;
     }
   }
 }
@@ -131,8 +136,9 @@ TEST(Report, NamesNeverBecomeGnuplotCommands) {
   testing::TempDir dir;
   const std::string marker = dir.file("pwned");
   const std::string evil = "x'\nsystem \"touch " + marker + "\"\nset title '";
-  const std::string run = RunDir(dir, "run", {Cell(evil, "sparse\"\n!touch " + marker, 1).dump(), Cell("a b", "blas", 1).dump(),
-                                              Cell("a_b", "blas", 1).dump()});
+  const std::string run = RunDir(dir, "run",
+                                 {Cell(evil, "sparse\"\n!touch " + marker, 1).dump(),
+                                  Cell("a b", "blas", 1).dump(), Cell("a_b", "blas", 1).dump()});
   const std::string out = dir.file("out");
   WriteReport(Options(run, out, /*plots=*/true));
   EXPECT_FALSE(fs::exists(marker)) << "gnuplot ran a command from a dataset name";
@@ -148,6 +154,12 @@ TEST(Report, NamesNeverBecomeGnuplotCommands) {
   }
   EXPECT_TRUE(fs::exists(out + "/plots/2-a_b-curves.png")) << Read(out + "/plots/2-a_b.gp.err");
   EXPECT_EQ(Read(out + "/plots/2-a_b.gp.err"), "");
+  // Every file went through a temporary one and a rename: none is left over.
+  for (const fs::path& where : {fs::path(out), fs::path(out) / "plots"}) {
+    for (const auto& entry : fs::directory_iterator(where)) {
+      EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+    }
+  }
 }
 
 }  // namespace
