@@ -26,7 +26,6 @@ std::string Text(const nlohmann::json& v) {
 }
 
 nlohmann::json Parsed(const std::string& field) {
-  if (field.empty()) return nullptr;
   char* end = nullptr;
   const double number = std::strtod(field.c_str(), &end);
   if (*end == '\0') return number;
@@ -174,12 +173,12 @@ nlohmann::json ParseCellRow(const std::string& text, const std::string& file) {
 }
 
 bool IsFinishedCell(const std::string& path) {
-  std::error_code error;
-  if (!fs::is_regular_file(path, error)) return false;
-  std::ifstream in(path);
-  if (!in) return false;
-  const nlohmann::json row = nlohmann::json::parse(in, nullptr, false);
-  return !row.is_discarded() && row.is_object() && row.value("status", "") == "ok";
+  try {
+    const nlohmann::json row = ParseCellRow(ReadRegularFile(path, kMaxCellFileBytes, "a cell result"), path);
+    return row.value("status", "") == "ok";
+  } catch (const DataError&) {
+    return false;  // missing, odd or malformed: the cell runs again and its file is replaced
+  }
 }
 
 std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs) {
@@ -263,7 +262,11 @@ std::vector<nlohmann::json> ParseResultsCsv(const std::vector<std::vector<std::s
     nlohmann::json row = nlohmann::json::object();
     for (size_t c = 0; c < header.size(); ++c) {
       const std::string& field = table[r][c];
-      row[header[c]] = TextColumns().contains(header[c]) ? nlohmann::json(field) : Parsed(field);
+      if (TextColumns().contains(header[c])) {
+        row[header[c]] = field;
+      } else if (!field.empty()) {  // an empty number is a value the cell did not have: absent
+        row[header[c]] = Parsed(field);
+      }
     }
     CheckRow(row, path, r + 1);
     rows.push_back(std::move(row));

@@ -50,7 +50,8 @@ std::string CurvesCsvText(const std::vector<nlohmann::json>& rows);
 // OUT/results.csv and OUT/curves.csv from those rows, each written atomically.
 void WriteResultFiles(const std::vector<std::string>& run_dirs, const std::string& out_dir);
 
-// Rows read back from a results.csv (numbers as numbers, empty fields as null), each checked
+// Rows read back from a results.csv (numbers as numbers; an empty number field is left out, as
+// the cell file it came from did not have it, so rows read back check as the cells did), each checked
 // with CheckRow; DataError with the file and line otherwise, or when a column it needs is missing.
 std::vector<nlohmann::json> ReadResultsCsv(const std::string& path);
 std::vector<nlohmann::json> ParseResultsCsv(const std::vector<std::vector<std::string>>& table, const std::string& path);

@@ -126,6 +126,28 @@ TEST(RunDirectoryReaders, OpenOnlyRegularFiles) {
   ::alarm(0);
 }
 
+// --resume skips a cell only when its file is a valid row that says ok; a file with a status
+// that is not text threw nlohmann's type_error out of `run`, and a row that `report` refuses
+// (threads "two") was skipped, so the run could never make its report.
+TEST(RunDirectoryReaders, ResumeRerunsCellsWhoseFileIsNotAValidOkRow) {
+  testing::TempDir dir;
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {R"({"status": "ok", "threads": 2})", true},
+      {R"({"status": "crash"})", false},
+      {R"({"status": 1})", false},
+      {R"({"status": "ok", "threads": "two"})", false},
+      {R"({"status": "ok", "curve": [[1]]})", false},
+      {"not json", false},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string file = dir.file(std::to_string(i) + ".json");
+    std::ofstream(file) << cases[i].first;
+    EXPECT_EQ(IsFinishedCell(file), cases[i].second) << cases[i].first;
+  }
+  EXPECT_FALSE(IsFinishedCell(dir.file("missing.json")));
+  EXPECT_FALSE(IsFinishedCell(dir.path()));
+}
+
 // A cell file or matrix far larger than any the harness writes is refused by its size, before
 // it is read into memory.
 TEST(RunDirectoryReaders, RefuseOversizedFiles) {

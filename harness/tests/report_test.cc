@@ -102,6 +102,27 @@ TEST(Report, MalformedCellFilesAreRefusedNamingTheFile) {
   }
 }
 
+// Found by the run_dirs fuzzer: a cell file without `threads` (or with a null number) was
+// accepted, but the results.csv written from it was refused when read back, so `compare`
+// failed on the run's own results.csv.
+TEST(Report, ResultsCsvReadsBackWhatTheCellFilesHeld) {
+  testing::TempDir dir;
+  nlohmann::json no_threads = Cell("d", "sparse", 1);
+  no_threads.erase("threads");
+  nlohmann::json null_metric = Cell("d", "blas", 1);
+  null_metric["metric_value"] = nullptr;
+  const std::string run = RunDir(dir, "run", {no_threads.dump(), null_metric.dump()});
+  const std::vector<nlohmann::json> rows = LoadRows({run});
+  WriteResultFiles({run}, run);
+  const std::vector<nlohmann::json> back = ReadResultsCsv(run + "/results.csv");
+  ASSERT_EQ(back.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(back[i].contains("threads"), rows[i].contains("threads")) << i;
+    EXPECT_EQ(back[i].value("engine", ""), rows[i].value("engine", ""));
+  }
+  EXPECT_FALSE(back[1].contains("metric_value"));
+}
+
 // Issue 13: a context.json without price_per_hour tripped an assertion in nlohmann-json
 // (operator[] on a missing key of a const object); wrong types threw type_error.
 TEST(Report, ContextsWithMissingOrOddFieldsStillMakeAReport) {
