@@ -142,6 +142,26 @@ std::string Attribution(const DatasetGroups& d) {
   return md + ". Rows that never reached the target are left out of this sentence.\n\n";
 }
 
+// Why a flagged (⚠) row scores far below the others, where the cause is known and measured.
+std::string WeakRows(const DatasetGroups& d) {
+  const double best = BestMetric(d.groups);
+  std::string md;
+  for (const Group& g : d.groups) {
+    if (g.ok == 0 || std::isnan(best) || !(g.metric.median < 0.5 * best)) continue;
+    if (Family(g.spec) == "fasttext" && d.metric.starts_with("p_at")) {
+      md += fmt::format(
+          "`{}` scores far below the others: fastText's input is the unweighted mean of a row's token vectors, and in "
+          "this data about half of each row's features are background shared by most rows, which the other engines' "
+          "value-weighted input layer discounts; its model collapses towards the most frequent labels (measured, with "
+          "the other loss modes and learning rates tried: baselines/README.md, \"Measured\"). ",
+          g.engine);
+    } else {
+      md += fmt::format("`{}` scores below half the best row; no measured explanation is recorded for it. ", g.engine);
+    }
+  }
+  return md.empty() ? "" : md + "\n\n";
+}
+
 std::string PublishedTable(const std::string& published_path, const std::string& prices_path) {
   if (!fs::exists(published_path)) return "";
   std::map<std::string, double> prices;
@@ -227,7 +247,7 @@ void WriteReport(const ReportOptions& o) {
                    MachineTable(contexts) + "\n";
   for (const DatasetGroups& d : GroupRows(rows)) {
     md += fmt::format("## {} ({}, target {})\n\n", d.dataset, d.metric, Num(d.target, "{:.4g}")) + Differences(d) +
-          GroupTable(d.groups) + "\n" + Attribution(d);
+          GroupTable(d.groups) + "\n" + WeakRows(d) + Attribution(d);
     const std::string missing = Plot(d.dataset, d.groups, plots);
     if (missing.empty()) {
       md += fmt::format("![{0} time to accuracy](plots/{1}-curves.png) ![{0} cost](plots/{1}-cost.png)\n\n", d.dataset, Slug(d.dataset));
