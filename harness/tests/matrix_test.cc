@@ -86,7 +86,7 @@ TEST(Matrix, MistakesNameTheFileAndLine) {
 }
 
 TEST(Matrix, ShippedMatricesParse) {
-  for (const char* name : {"quick", "default", "full"}) {
+  for (const char* name : {"quick", "default", "full", "width"}) {
     // default.toml's e-mails are fetched by tools/bench: their files are not looked for here.
     const Matrix m = ReadMatrix(std::string(SPARSEBENCH_SOURCE_DIR) + "/harness/matrices/" + name + ".toml", false);
     EXPECT_FALSE(ExpandCells(m).empty()) << name;
