@@ -1,5 +1,7 @@
 #include "engine/row_gradients.h"
 
+#include <omp.h>
+
 #include <algorithm>
 
 #include "engine/aligned.h"
@@ -7,37 +9,72 @@
 
 namespace sparsebench {
 
-void RowGradients::Group(std::span<const std::vector<Contribution>* const> per_thread) {
-  rows_.clear();
-  for (const auto* list : per_thread) {
-    for (const Contribution& c : *list) {
-      if (count_[c.row]++ == 0) rows_.push_back(c.row);
+void RowGradients::Group(std::span<const std::vector<Contribution>* const> per_thread, int threads) {
+  const auto rows = static_cast<uint32_t>(count_.size());
+  const auto parts = static_cast<size_t>(std::max(1, threads));
+  size_t total = 0;
+  for (const auto* list : per_thread) total += list->size();
+  entries_.resize(total);
+  found_.resize(parts);
+  range_entries_.assign(parts, 0);
+  auto range = [&](size_t part, size_t end) { return static_cast<uint32_t>(uint64_t{rows} * (part + end) / parts); };
+  for (size_t p = 0; p < parts; ++p) found_[p].reserve(range(p, 1) - range(p, 0));
+  const auto count = static_cast<int64_t>(parts);
+#pragma omp parallel num_threads(static_cast<int>(parts))
+  {
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < count; ++p) {
+      const auto part = static_cast<size_t>(p);
+      CountRange(per_thread, range(part, 0), range(part, 1), found_[part]);
+      for (uint32_t r : found_[part]) range_entries_[part] += count_[r];
+    }
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < count; ++p) {
+      const auto part = static_cast<size_t>(p);
+      size_t row_at = 0, entry_at = 0;
+      for (size_t q = 0; q < part; ++q) row_at += found_[q].size(), entry_at += range_entries_[q];
+      PlaceRange(per_thread, range(part, 0), range(part, 1), found_[part], row_at, static_cast<uint32_t>(entry_at));
     }
   }
-  SortRows();
-  offsets_.resize(rows_.size() + 1);
+  unique_ = 0;
+  for (const auto& found : found_) unique_ += found.size();
   offsets_[0] = 0;
-  for (size_t i = 0; i < rows_.size(); ++i) {
-    const uint32_t r = rows_[i];
-    start_[r] = offsets_[i];
-    offsets_[i + 1] = offsets_[i] + count_[r];
-    count_[r] = 0;
-  }
-  entries_.resize(offsets_.back());
-  for (const auto* list : per_thread) {
-    for (const Contribution& c : *list) entries_[start_[c.row]++] = {c.slot, c.coeff};
-  }
 }
 
 // Few rows: sort them; many: collect them by scanning the counts, which is cheaper.
-void RowGradients::SortRows() {
-  if (rows_.size() * 32 < count_.size()) {
-    std::sort(rows_.begin(), rows_.end());
+void RowGradients::CountRange(std::span<const std::vector<Contribution>* const> per_thread,
+                              uint32_t lo, uint32_t hi, std::vector<uint32_t>& found) {
+  found.clear();
+  for (const auto* list : per_thread) {
+    for (const Contribution& c : *list) {
+      if (c.row >= lo && c.row < hi && count_[c.row]++ == 0) found.push_back(c.row);
+    }
+  }
+  if (found.size() * 32 < hi - lo) {
+    std::sort(found.begin(), found.end());
     return;
   }
-  rows_.clear();
-  for (uint32_t r = 0; r < count_.size(); ++r) {
-    if (count_[r] != 0) rows_.push_back(r);
+  found.clear();
+  for (uint32_t r = lo; r < hi; ++r) {
+    if (count_[r] != 0) found.push_back(r);
+  }
+}
+
+void RowGradients::PlaceRange(std::span<const std::vector<Contribution>* const> per_thread,
+                              uint32_t lo, uint32_t hi, std::span<const uint32_t> found,
+                              size_t row_at, uint32_t entry_at) {
+  for (size_t i = 0; i < found.size(); ++i) {
+    const uint32_t r = found[i];
+    rows_[row_at + i] = r;
+    start_[r] = entry_at;
+    entry_at += count_[r];
+    offsets_[row_at + i + 1] = entry_at;
+    count_[r] = 0;
+  }
+  for (const auto* list : per_thread) {
+    for (const Contribution& c : *list) {
+      if (c.row >= lo && c.row < hi) entries_[start_[c.row]++] = {c.slot, c.coeff};
+    }
   }
 }
 
@@ -45,7 +82,7 @@ void RowGradients::ApplyAdam(Parameters& params, const float* vectors, bool row_
                              const AdamStep& step, int threads) const {
   const uint32_t dim = params.dim;
   const bool bf16 = params.bf16_moments();
-  const auto unique = static_cast<int64_t>(rows_.size());
+  const auto unique = static_cast<int64_t>(unique_);
 #pragma omp parallel num_threads(threads)
   {
     FloatVector grad(dim);

@@ -21,10 +21,12 @@ struct Contribution {
 // in ascending order, so the weights and moments stream through memory in one direction.
 class RowGradients {
  public:
-  explicit RowGradients(uint32_t rows) : count_(rows, 0), start_(rows, 0) {}
+  explicit RowGradients(uint32_t rows) : count_(rows, 0), start_(rows, 0), rows_(rows), offsets_(size_t{rows} + 1) {}
 
-  void Group(std::span<const std::vector<Contribution>* const> per_thread);
-  size_t unique_rows() const { return rows_.size(); }
+  // `threads` split the rows into ranges; each groups its own range, reading the lists in
+  // order, so the result does not depend on the thread count.
+  void Group(std::span<const std::vector<Contribution>* const> per_thread, int threads = 1);
+  size_t unique_rows() const { return unique_; }
 
   // Row r's gradient is sum coeff * vectors[slot * dim ...]; with row_bias the bias of row
   // r gets sum coeff too (output layer). Parallel over rows.
@@ -36,13 +38,21 @@ class RowGradients {
     uint32_t slot;
     float coeff;
   };
-  void SortRows();
+  // One range's rows with gradient, ascending, into `found` (reserved for the whole range).
+  void CountRange(std::span<const std::vector<Contribution>* const> per_thread, uint32_t lo,
+                  uint32_t hi, std::vector<uint32_t>& found);
+  // Lays out a range's rows from position `row_at` of rows_ and entry `entry_at` on.
+  void PlaceRange(std::span<const std::vector<Contribution>* const> per_thread, uint32_t lo,
+                  uint32_t hi, std::span<const uint32_t> found, size_t row_at, uint32_t entry_at);
 
   std::vector<uint32_t> count_;    // per row: contributions this batch (zero between batches)
   std::vector<uint32_t> start_;    // per row: where its entries go while grouping
-  std::vector<uint32_t> rows_;     // rows with gradient, ascending
+  std::vector<uint32_t> rows_;     // rows with gradient, ascending (the first unique_)
   std::vector<uint32_t> offsets_;  // per row of rows_, into entries_
   std::vector<Entry> entries_;
+  size_t unique_ = 0;
+  std::vector<std::vector<uint32_t>> found_;  // per range
+  std::vector<size_t> range_entries_;
 };
 
 }  // namespace sparsebench

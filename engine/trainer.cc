@@ -137,7 +137,7 @@ void Trainer::ApplyUpdates(size_t batch_size) {
     outputs.push_back(&s.output_contributions);
     inputs.push_back(&s.input_contributions);
   }
-  output_grads_.Group(outputs);
+  output_grads_.Group(outputs, threads);
   output_grads_.ApplyAdam(net_.output, batch_hidden_.data(), /*row_bias=*/true, step, threads);
   input_grads_.Group(inputs);
   input_grads_.ApplyAdam(net_.input, batch_hidden_grad_.data(), /*row_bias=*/false, step, threads);

@@ -1,0 +1,101 @@
+// Grouping a batch's gradients by row, checked against a plain per-row sum in sample order,
+// for every thread count.
+#include "engine/row_gradients.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "datasets/random.h"
+
+namespace sparsebench {
+namespace {
+
+constexpr uint32_t kRows = 1000, kDim = 8, kBatch = 16;
+
+// Three per-thread lists over a few hot rows and many cold ones, some rows never touched.
+std::vector<std::vector<Contribution>> MakeLists(uint32_t per_sample) {
+  Rng rng(7);
+  std::vector<std::vector<Contribution>> lists(3);
+  for (uint32_t slot = 0; slot < kBatch; ++slot) {
+    auto& list = lists[slot * lists.size() / kBatch];
+    for (uint32_t a = 0; a < per_sample; ++a) {
+      const uint32_t row = a % 4 == 0 ? rng.Below(5) : rng.Below(kRows);
+      list.push_back({row, slot, static_cast<float>(rng.Uniform()) - 0.5f});
+    }
+  }
+  return lists;
+}
+
+Parameters Trained(const std::vector<std::vector<Contribution>>& lists, int threads, size_t& unique) {
+  Parameters params(kRows, kDim, kRows);
+  params.Initialize(3, kDim, kRows);
+  std::vector<float> vectors(kBatch * kDim);
+  Rng rng(11);
+  for (float& x : vectors) x = static_cast<float>(rng.Uniform());
+  std::vector<const std::vector<Contribution>*> pointers;
+  for (const auto& list : lists) pointers.push_back(&list);
+  RowGradients grads(kRows);
+  for (uint64_t step = 1; step <= 3; ++step) {  // the same grads object reused across batches
+    grads.Group(pointers, threads);
+    grads.ApplyAdam(params, vectors.data(), /*row_bias=*/true, AdamStep(AdamConfig{}, step), threads);
+  }
+  unique = grads.unique_rows();
+  return params;
+}
+
+// The reference: each row's gradient summed contribution by contribution in list order.
+Parameters Reference(const std::vector<std::vector<Contribution>>& lists, size_t& unique) {
+  Parameters params(kRows, kDim, kRows);
+  params.Initialize(3, kDim, kRows);
+  std::vector<float> vectors(kBatch * kDim);
+  Rng rng(11);
+  for (float& x : vectors) x = static_cast<float>(rng.Uniform());
+  for (uint64_t step = 1; step <= 3; ++step) {
+    std::vector<float> grad(size_t{kRows} * kDim, 0.0f), bias(kRows, 0.0f);
+    std::vector<bool> touched(kRows, false);
+    for (const auto& list : lists) {
+      for (const Contribution& c : list) {
+        for (uint32_t j = 0; j < kDim; ++j) grad[size_t{c.row} * kDim + j] += c.coeff * vectors[c.slot * kDim + j];
+        bias[c.row] += c.coeff;
+        touched[c.row] = true;
+      }
+    }
+    const AdamStep adam(AdamConfig{}, step);
+    unique = 0;
+    for (uint32_t r = 0; r < kRows; ++r) {
+      if (!touched[r]) continue;
+      ++unique;
+      const size_t at = size_t{r} * kDim;
+      adam.Apply(grad.data() + at, params.w.data() + at, params.m.data() + at, params.v.data() + at, kDim);
+      adam.Apply(&bias[r], &params.bias[r], &params.bias_m[r], &params.bias_v[r], 1);
+    }
+  }
+  return params;
+}
+
+class RowGradientsTest : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(RowGradientsTest, EveryThreadCountMatchesThePlainSumBitForBit) {
+  const auto lists = MakeLists(GetParam());
+  size_t expected_unique = 0;
+  const Parameters expected = Reference(lists, expected_unique);
+  for (int threads : {1, 2, 3, 7}) {
+    size_t unique = 0;
+    const Parameters got = Trained(lists, threads, unique);
+    EXPECT_EQ(unique, expected_unique) << threads << " threads";
+    for (size_t i = 0; i < got.w.size(); ++i) {
+      ASSERT_NEAR(got.w[i], expected.w[i], 1e-6f) << "weight " << i << ", " << threads << " threads";
+    }
+    for (size_t r = 0; r < kRows; ++r) ASSERT_NEAR(got.bias[r], expected.bias[r], 1e-6f) << "bias " << r;
+    size_t one_unique = 0;
+    const Parameters one = Trained(lists, 1, one_unique);
+    EXPECT_EQ(got.w, one.w) << threads << " threads differ from one thread";
+  }
+}
+
+// Few rows per batch take the sorting path, many the scanning path.
+INSTANTIATE_TEST_SUITE_P(FewAndMany, RowGradientsTest, ::testing::Values(2u, 200u));
+
+}  // namespace
+}  // namespace sparsebench
