@@ -12,6 +12,7 @@
 #include "engine/engine_error.h"
 #include "engine/inference.h"
 #include "engine/model_io.h"
+#include "engine/train_defaults.h"
 #include "engine/vector_ops.h"
 
 namespace sparsebench {
@@ -48,33 +49,43 @@ void ColumnSums(const float* m, size_t rows, size_t cols, float* sums, int threa
 BlasLearner::BlasLearner(const std::string& spec, const DataShape& shape,
                          const TrainOptions& options)
     : spec_(DenseSpec::Parse(spec, "blas")),
-      options_(options),
+      options_(WithDefaults(options)),
       network_(NetworkShape{shape.features, spec_.hidden, shape.labels}, options.seed) {
   if (shape.features == 0 || shape.labels == 0)
     throw ConfigError("the training data has no features or labels");
   const size_t h = spec_.hidden;
-  hidden_.resize(options.batch * h);
-  hidden_grad_.resize(options.batch * h);
-  logits_.resize(size_t{options.batch} * shape.labels);
+  hidden_.resize(options_.batch * h);
+  hidden_grad_.resize(options_.batch * h);
+  logits_.resize(size_t{options_.batch} * shape.labels);
   input_grad_.assign(network_.input.w.size(), 0.0f);
   output_grad_.resize(network_.output.w.size());
   output_bias_grad_.resize(shape.labels);
   hidden_bias_grad_.resize(h);
+  if (spec_.sparse_input_update) row_stamp_.assign(shape.features, 0u);
 }
 
-EpochReport BlasLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
+TrainSettings BlasLearner::settings() const {
+  return {options_.batch, options_.lr, options_.epochs,
+          spec_.sparse_input_update
+              ? "adam on the touched input rows (lazy) + adam on the output layer and hidden bias"
+              : "adam, dense: every weight every step"};
+}
+
+void BlasLearner::Train(const Dataset& train, const PausePlan& plan) {
   if (train.num_features > network_.shape.input_dim ||
       train.num_labels > network_.shape.output_dim) {
     throw ConfigError("training data is wider than the model");
   }
-  const GemmTotals before = gemm_;
-  EpochReport report =
-      RunEpoch(train, options_.seed, ++epoch_, options_.batch, hook,
-               [&](std::span<const uint32_t> rows) { return TrainBatch(train, rows); });
-  report.details["seconds_gemm"] = gemm_.seconds - before.seconds;
-  report.details["gemm_gflops"] =
-      (gemm_.flops - before.flops) / 1e9 / std::max(1e-9, gemm_.seconds - before.seconds);
-  return report;
+  for (uint32_t e = 0; e < options_.epochs; ++e) {
+    const GemmTotals before = gemm_;
+    RunEpoch(train, options_.seed, ++epoch_, options_.batch, plan, e,
+             [&](std::span<const uint32_t> rows) { return TrainBatch(train, rows); },
+             [&]() -> std::map<std::string, double> {
+               const double seconds = gemm_.seconds - before.seconds;
+               return {{"seconds_gemm", seconds},
+                       {"gemm_gflops", (gemm_.flops - before.flops) / 1e9 / std::max(1e-9, seconds)}};
+             });
+  }
 }
 
 double BlasLearner::TrainBatch(const Dataset& data, std::span<const uint32_t> rows) {
@@ -162,15 +173,40 @@ void BlasLearner::Update(const Dataset& data, std::span<const uint32_t> rows) {
                threads);
   step.Apply(output_bias_grad_.data(), out.bias.data(), out.bias_m.data(), out.bias_v.data(),
              out.bias.size());
-  ParallelAdam(step, input_grad_.data(), in.w.data(), in.m.data(), in.v.data(), in.w.size(),
-               threads);
+  const size_t h = network_.shape.hidden_dim;
+  if (spec_.sparse_input_update) {
+    // Lazy: Adam on the rows of the features in the batch only, with the global step count
+    // for the bias correction, as the engine's trainer does (engine/row_gradients.cc).
+    if (++stamp_ == 0) {
+      std::fill(row_stamp_.begin(), row_stamp_.end(), 0u);
+      stamp_ = 1;
+    }
+    touched_.clear();
+    for (uint32_t r : rows) {
+      for (uint32_t f : data.row(r).features) {
+        if (row_stamp_[f] != stamp_) {
+          row_stamp_[f] = stamp_;
+          touched_.push_back(f);
+        }
+      }
+    }
+    const auto count = static_cast<int64_t>(touched_.size());
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < count; ++i) {
+      const size_t at = size_t{touched_[static_cast<size_t>(i)]} * h;
+      step.Apply(input_grad_.data() + at, in.w.data() + at, in.m.data() + at, in.v.data() + at, h);
+      std::fill_n(input_grad_.data() + at, h, 0.0f);
+    }
+  } else {
+    ParallelAdam(step, input_grad_.data(), in.w.data(), in.m.data(), in.v.data(), in.w.size(),
+                 threads);
+    for (uint32_t r : rows) {
+      for (uint32_t f : data.row(r).features)
+        std::fill_n(input_grad_.data() + size_t{f} * h, h, 0.0f);
+    }
+  }
   step.Apply(hidden_bias_grad_.data(), in.bias.data(), in.bias_m.data(), in.bias_v.data(),
              in.bias.size());
-  const size_t h = network_.shape.hidden_dim;
-  for (uint32_t r : rows) {
-    for (uint32_t f : data.row(r).features)
-      std::fill_n(input_grad_.data() + size_t{f} * h, h, 0.0f);
-  }
 }
 
 // OpenBLAS runs single-threaded inside our OpenMP threads, each computing a slice of C
@@ -208,8 +244,8 @@ TopK BlasLearner::Predict(const Dataset& data, uint32_t k) const {
   return PredictExact(network_, data, k, options_.threads);
 }
 
-TopK BlasLearner::PredictOne(const SparseRow& row, uint32_t k) const {
-  return PredictRowExact(network_, row, k);
+TopK BlasLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
+  return PredictRowExact(network_, data.row(row), k);
 }
 
 void BlasLearner::Save(const std::string& path) const { SaveModel(path, spec(), {}, network_); }

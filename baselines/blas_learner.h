@@ -3,6 +3,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "baselines/dense_spec.h"
 #include "engine/aligned.h"
@@ -12,16 +13,19 @@
 namespace sparsebench {
 
 // The engine's model trained dense, by hand on OpenBLAS: gather for the sparse input layer,
-// cblas_sgemm for the output layer's forward pass and both backward products, dense Adam
-// over every weight. The dense speed limit of the machine.
+// cblas_sgemm for the output layer's forward pass and both backward products, Adam over the
+// output layer and hidden bias every step and, on the input table, either over the rows of
+// the batch's features only (adam=lazy, the default, as the engine does) or over every row
+// (adam=dense). The dense speed limit of the machine.
 class BlasLearner : public Learner {
  public:
   BlasLearner(const std::string& spec, const DataShape& shape, const TrainOptions& options);
 
   std::string spec() const override { return spec_.Canonical(); }
-  EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
+  TrainSettings settings() const override;
+  void Train(const Dataset& train, const PausePlan& plan) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
-  TopK PredictOne(const SparseRow& row, uint32_t k) const override;
+  TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const override;
   void Save(const std::string& path) const override;
   size_t model_bytes() const override { return network_.bytes(); }
   std::map<std::string, std::string> context() const override;
@@ -51,6 +55,9 @@ class BlasLearner : public Learner {
   FloatVector hidden_, hidden_grad_, logits_;
   FloatVector input_grad_, output_grad_, output_bias_grad_, hidden_bias_grad_;
   GemmTotals gemm_;
+  // adam=lazy: the input rows the batch touched, found with a per-row stamp.
+  std::vector<uint32_t> row_stamp_, touched_;
+  uint32_t stamp_ = 0;
 };
 
 }  // namespace sparsebench

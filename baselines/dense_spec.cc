@@ -4,6 +4,21 @@
 #include "engine/spec.h"
 
 namespace sparsebench {
+namespace {
+
+// The key that chooses the input table's update, and its sparse and dense values.
+struct InputUpdateKey {
+  const char* key;
+  const char* sparse;
+  const char* dense;
+};
+
+InputUpdateKey KeyOf(const std::string& family) {
+  if (family == "torch") return {"embedding_grad", "sparse", "dense"};
+  return {"adam", "lazy", "dense"};
+}
+
+}  // namespace
 
 DenseSpec DenseSpec::Parse(const std::string& text, const std::string& family) {
   Spec spec = Spec::Parse(text);
@@ -11,6 +26,12 @@ DenseSpec DenseSpec::Parse(const std::string& text, const std::string& family) {
   DenseSpec d;
   d.family = family;
   d.hidden = static_cast<uint32_t>(spec.Int("hidden", 128, 1, 1 << 16));
+  const InputUpdateKey k = KeyOf(family);
+  const std::string update = spec.String(k.key, k.sparse);
+  if (update != k.sparse && update != k.dense) {
+    throw ConfigError(std::string(k.key) + " must be " + k.sparse + " or " + k.dense + ", not " + update);
+  }
+  d.sparse_input_update = update == k.sparse;
   if (family == "torch") {
     d.device = spec.String("device", "cpu");
     if (d.device != "cpu" && d.device != "cuda") throw ConfigError("device must be cpu or cuda");
@@ -20,7 +41,9 @@ DenseSpec DenseSpec::Parse(const std::string& text, const std::string& family) {
 }
 
 std::string DenseSpec::Canonical() const {
-  std::string s = family + ":hidden=" + std::to_string(hidden);
+  const InputUpdateKey k = KeyOf(family);
+  std::string s = family + ":hidden=" + std::to_string(hidden) + "," + k.key + "=" +
+                  (sparse_input_update ? k.sparse : k.dense);
   if (family == "torch") s += ",device=" + device;
   return s;
 }

@@ -5,12 +5,18 @@
 
 namespace sparsebench {
 
-// The settings of a dense baseline ("blas:hidden=128", "torch:hidden=128,device=cpu"):
-// the engine's architecture with every output neuron active.
+// The settings of a dense baseline ("blas:hidden=128,adam=lazy",
+// "torch:hidden=128,embedding_grad=sparse,device=cpu"): the engine's architecture with every
+// output neuron active. The optimizer key chooses how the input table (one row per feature)
+// is updated: `blas:adam=lazy` and `torch:embedding_grad=sparse` (the defaults, what an expert
+// uses for a large embedding table) update only the rows of the features in the batch;
+// `adam=dense` and `embedding_grad=dense` run Adam over the whole table every step, as
+// torch.optim.Adam does with a dense gradient.
 struct DenseSpec {
   std::string family;
   uint32_t hidden = 128;
-  std::string device = "cpu";  // torch only
+  bool sparse_input_update = true;  // blas: adam=lazy; torch: embedding_grad=sparse
+  std::string device = "cpu";       // torch only
 
   static DenseSpec Parse(const std::string& text, const std::string& family);
   std::string Canonical() const;

@@ -80,35 +80,6 @@ void AppendFeatureTokens(const SparseRow& row, bool repeat_values, std::string& 
   }
 }
 
-[[noreturn]] void BadLine(size_t number, std::string_view line, const std::string& reason) {
-  throw std::runtime_error(fmt::format("fastText predictions, line {}: {} in '{}'", number, reason,
-                                       line.substr(0, 200)));
-}
-
-uint32_t ParseLabel(std::string_view token, uint32_t num_labels, size_t number,
-                    std::string_view line) {
-  uint32_t id = 0;
-  const char* end = token.data() + token.size();
-  const char* digits = token.data() + std::min(token.size(), kLabelPrefix.size());
-  auto [stop, error] = std::from_chars(digits, end, id);
-  if (!token.starts_with(kLabelPrefix) || error != std::errc() || stop != end) {
-    BadLine(number, line, fmt::format("'{}' is not __label__<id>", token));
-  }
-  if (id >= num_labels) {
-    BadLine(number, line, fmt::format("label {} is out of range ({} labels)", id, num_labels));
-  }
-  return id;
-}
-
-float ParseScore(std::string_view token, size_t number, std::string_view line) {
-  float score = 0;
-  auto [stop, error] = std::from_chars(token.data(), token.data() + token.size(), score);
-  if (error != std::errc() || stop != token.data() + token.size() || !std::isfinite(score)) {
-    BadLine(number, line, fmt::format("'{}' is not a probability", token));
-  }
-  return score;
-}
-
 std::vector<std::string_view> SplitSpaces(std::string_view line) {
   std::vector<std::string_view> tokens;
   constexpr std::string_view kSpaces = " \t\r";
@@ -118,17 +89,6 @@ std::vector<std::string_view> SplitSpaces(std::string_view line) {
     begin = line.find_first_not_of(kSpaces, end);
   }
   return tokens;
-}
-
-void ParsePredictionLine(std::string_view line, size_t number, uint32_t k, uint32_t num_labels,
-                         uint32_t* ids, float* scores) {
-  const std::vector<std::string_view> tokens = SplitSpaces(line);
-  if (tokens.size() % 2 != 0) BadLine(number, line, "a label without a probability");
-  if (tokens.size() / 2 > k) BadLine(number, line, fmt::format("more than {} labels", k));
-  for (size_t i = 0; i < tokens.size(); i += 2) {
-    ids[i / 2] = ParseLabel(tokens[i], num_labels, number, line);
-    scores[i / 2] = ParseScore(tokens[i + 1], number, line);
-  }
 }
 
 }  // namespace
@@ -144,21 +104,26 @@ std::string NormalizeForFastText(std::string_view text) {
   return out;
 }
 
-TopK ParseFastTextPredictions(std::istream& in, size_t rows, uint32_t k, uint32_t num_labels) {
-  if (k == 0) throw std::invalid_argument("fastText predictions need k >= 1");
-  TopK top{k, std::vector<uint32_t>(rows * k, std::numeric_limits<uint32_t>::max()),
-           std::vector<float>(rows * k, -std::numeric_limits<float>::infinity())};
+std::string FastTextLine(const Dataset& data, uint32_t row, FastTextRows format) {
   std::string line;
-  for (size_t r = 0; r < rows; ++r) {
-    if (!std::getline(in, line)) {
-      throw std::runtime_error(fmt::format("fastText predictions: {} lines for {} rows", r, rows));
-    }
-    ParsePredictionLine(line, r + 1, k, num_labels, &top.ids[r * k], &top.scores[r * k]);
+  for (uint32_t label : format.labels ? data.labels(row) : std::span<const uint32_t>()) {
+    fmt::format_to(std::back_inserter(line), "__label__{} ", label);
   }
-  if (std::getline(in, line)) {
-    throw std::runtime_error(fmt::format("fastText predictions: more lines than {} rows", rows));
+  if (format.text) {
+    line += NormalizeForFastText(data.text.at(row));
+  } else {
+    AppendFeatureTokens(data.row(row), format.repeat_values, line);
   }
-  return top;
+  return line;
+}
+
+std::optional<uint32_t> ParseFastTextLabel(std::string_view label) {
+  if (!label.starts_with(kLabelPrefix) || label.size() == kLabelPrefix.size()) return std::nullopt;
+  uint32_t id = 0;
+  const char* end = label.data() + label.size();
+  auto [stop, error] = std::from_chars(label.data() + kLabelPrefix.size(), end, id);
+  if (error != std::errc() || stop != end) return std::nullopt;
+  return id;
 }
 
 void WriteFastTextRows(const Dataset& data, std::span<const uint32_t> rows, FastTextRows format,
@@ -166,40 +131,12 @@ void WriteFastTextRows(const Dataset& data, std::span<const uint32_t> rows, Fast
   std::ofstream out(file, std::ios::binary);
   std::string line;
   for (const uint32_t r : rows) {
-    line.clear();
-    for (uint32_t label : format.labels ? data.labels(r) : std::span<const uint32_t>()) {
-      fmt::format_to(std::back_inserter(line), "__label__{} ", label);
-    }
-    if (format.text) {
-      line += NormalizeForFastText(data.text.at(r));
-    } else {
-      AppendFeatureTokens(data.row(r), format.repeat_values, line);
-    }
+    line = FastTextLine(data, r, format);
     line += '\n';
     out.write(line.data(), static_cast<std::streamsize>(line.size()));
   }
   out.close();
   if (!out) throw std::runtime_error("cannot write " + file.string());
-}
-
-std::vector<std::string> ReadTunedArgs(const std::filesystem::path& dump,
-                                       const std::filesystem::path& autotune_log) {
-  std::vector<std::string> args;
-  std::ifstream dumped(dump);
-  for (std::string key, value; dumped >> key >> value;) {
-    if (key != "model") args.insert(args.end(), {"-" + key, value});
-  }
-  std::ifstream log(autotune_log);
-  bool in_best = false;
-  for (std::string line; std::getline(log, line);) {
-    in_best |= line.starts_with("Best selected args");
-    if (in_best && line.starts_with("lr = ") && !args.empty()) {
-      args.insert(args.end(), {"-lr", line.substr(5)});
-      return args;
-    }
-  }
-  throw std::runtime_error("fastText autotune left no readable arguments in " + dump.string() +
-                           " and " + autotune_log.string());
 }
 
 }  // namespace sparsebench

@@ -2,14 +2,14 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <istream>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "datasets/dataset.h"
-#include "engine/metrics.h"
+#include "datasets/metrics.h"
 
 namespace sparsebench {
 
@@ -25,22 +25,16 @@ struct FastTextRows {
   bool repeat_values = false;  // a feature repeated round(value / row's smallest value), <= 10
 };
 
+// One row as fastText reads it, without the line break: its labels ("__label__<id> ") when
+// format.labels, then its normalized text or feature tokens.
+std::string FastTextLine(const Dataset& data, uint32_t row, FastTextRows format);
+
 // One line per row, in the order given; a row without tokens is an empty line, for which
-// fastText still predicts (from its end-of-line token), so predictions stay aligned.
+// fastText still predicts (from its end-of-line token).
 void WriteFastTextRows(const Dataset& data, std::span<const uint32_t> rows, FastTextRows format,
                        const std::filesystem::path& file);
 
-// Reads `rows` lines of `fasttext predict-prob` output ("__label__3 0.91 __label__0 0.05 ...")
-// into a TopK, best first, padding short lines with id UINT32_MAX and score -inf. Throws
-// std::runtime_error on a malformed line, a label id >= num_labels, more than k pairs on a
-// line, or a number of lines other than `rows`.
-TopK ParseFastTextPredictions(std::istream& in, size_t rows, uint32_t k, uint32_t num_labels);
-
-// The arguments an autotuned model was trained with, as command-line flags, from
-// `fasttext dump model.bin args` output ("key value" lines: dim, ws, epoch, minCount, neg,
-// wordNgrams, loss, model, bucket, minn, maxn, lrUpdateRate, t; no lr) and the autotune run's
-// -verbose 3 stdout, whose closing "Best selected args" block holds the chosen "lr = 0.1".
-std::vector<std::string> ReadTunedArgs(const std::filesystem::path& dump,
-                                       const std::filesystem::path& autotune_log);
+// The id in a fastText label "__label__<id>"; nullopt for anything else.
+std::optional<uint32_t> ParseFastTextLabel(std::string_view label);
 
 }  // namespace sparsebench

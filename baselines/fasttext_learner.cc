@@ -1,32 +1,75 @@
 #include "baselines/fasttext_learner.h"
 
+#include <fasttext/autotune.h>
+#include <fasttext/fasttext.h>
+#include <fasttext/meter.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <fstream>
+#include <functional>
+#include <iostream>
 #include <limits>
-#include <numeric>
+#include <mutex>
+#include <sstream>
 #include <stdexcept>
+#include <streambuf>
+#include <string_view>
+
+#include <signal.h>
+#include <unistd.h>
 
 #include "datasets/data_error.h"
 #include "engine/engine_error.h"
 #include "engine/spec.h"
 
 namespace sparsebench {
+
+// fastText with read access to what its training threads share: how far training is and
+// thread 0's loss. FastText has no virtual functions; this adds accessors only.
+class FastTextModel : public fasttext::FastText {
+ public:
+  // Tokens processed over the tokens of all epochs: fastText's own progress.
+  double TrainedFraction() const {
+    if (!args_ || !dict_) return 0;
+    const double total = static_cast<double>(args_->epoch) * static_cast<double>(dict_->ntokens());
+    return total > 0 ? static_cast<double>(tokenCount_.load()) / total : 1.0;
+  }
+  // Training threads leave their loop once this holds (fastText's keepTraining, negated).
+  bool Stopped() const { return TrainedFraction() >= 1.0 || trainException_ != nullptr; }
+  // Thread 0's average loss since training began; negative before it is first known.
+  float Loss() const { return loss_.load(); }
+};
+
 namespace {
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kDefaultDim = 10, kDefaultNgrams = 2, kDefaultBucket = 10'000'000;
 constexpr int64_t kDefaultEpoch = 5;
 constexpr double kDefaultLr = 0.1;
 constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 constexpr double kHeldOutFraction = 0.1;
-constexpr size_t kStderrTail = 2000;
+// Threads leave fastText's loop as soon as the token count reaches the end, so no pause is
+// planned this close to it: the final pause after train() returns ends the last epoch.
+constexpr double kLastPausePoint = 0.98;
+// A parked thread re-checks every kPoll whether the others can still arrive; after kMaxWait
+// it gives up on the pause (and on later ones) rather than risk a deadlock.
+constexpr auto kPoll = std::chrono::milliseconds(2);
+constexpr auto kMaxWait = std::chrono::seconds(60);
+// Autotune: the final training on all rows is estimated as the best trial's time (on 90% of
+// them) scaled by the row ratio and this margin.
+constexpr double kFinalTrainingMargin = 1.1;
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
 // Every key's minimum is >= 0, so -1 can only be the fallback of an absent key.
@@ -46,14 +89,6 @@ template <typename T>
 std::optional<std::string> SettingText(std::optional<T> value, T fallback, bool only_given) {
   if (only_given && !value) return std::nullopt;
   return fmt::format("{}", value.value_or(fallback));
-}
-
-void Append(std::vector<std::string>& args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-}
-
-FastTextRows TrainingRows(const Dataset& train, bool repeat_values) {
-  return {.labels = true, .text = train.has_text(), .repeat_values = repeat_values};
 }
 
 void CheckHasInput(const Dataset& data) {
@@ -76,18 +111,279 @@ bool AnyMultiLabel(const Dataset& data) {
   return false;
 }
 
-std::vector<uint32_t> Pick(const std::vector<uint32_t>& rows, const std::vector<uint32_t>& at) {
-  std::vector<uint32_t> picked;
-  for (uint32_t i : at) picked.push_back(rows[i]);
-  return picked;
+std::string Joined(const std::vector<std::string>& argv) {
+  return fmt::format("{}", fmt::join(argv, " "));
 }
 
-int64_t EpochsIn(const std::vector<std::string>& args) {
-  const auto flag = std::find(args.begin(), args.end(), "-epoch");
-  return flag == args.end() || flag + 1 == args.end() ? kDefaultEpoch : std::stoll(*(flag + 1));
+fasttext::Args ParseArgs(const std::vector<std::string>& argv) {
+  fasttext::Args args;
+  args.parseArgs(argv);  // the binary's own parser: the same defaults and "manual" marks
+  return args;
+}
+
+// The settings autotune may change, as fastText's command line would give them.
+std::vector<std::string> TunedArgv(const fasttext::Args& a) {
+  return {"-epoch", std::to_string(a.epoch), "-lr", fmt::format("{:.6g}", a.lr),
+          "-dim", std::to_string(a.dim), "-wordNgrams", std::to_string(a.wordNgrams),
+          "-bucket", std::to_string(a.bucket), "-minn", std::to_string(a.minn),
+          "-maxn", std::to_string(a.maxn), "-dsub", std::to_string(a.dsub),
+          "-loss", a.lossToString(a.loss)};
+}
+
+// fastText reports progress on std::cerr (from its training threads at -verbose 2, which it
+// needs to keep its loss current, and from autotune's timer); the harness writes its own
+// progress lines to C stderr, which this leaves alone.
+class QuietCerr {
+ public:
+  QuietCerr() : old_(std::cerr.rdbuf(&null_)) {}
+  ~QuietCerr() { std::cerr.rdbuf(old_); }
+  QuietCerr(const QuietCerr&) = delete;
+  QuietCerr& operator=(const QuietCerr&) = delete;
+
+ private:
+  class Null : public std::streambuf {
+   protected:
+    int overflow(int c) override { return traits_type::not_eof(c); }
+    std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+  };
+  Null null_;
+  std::streambuf* old_;
+};
+
+// Turns fastText's training callback (every 64 lines of every training thread) into the
+// harness's pauses. When fastText's progress crosses the next planned point, the first
+// thread to see it asks for a pause; each thread that calls the callback then parks; when
+// all `threads` are parked, the last one to arrive calls the plan (the harness stops its
+// clock inside) and then releases the others. A parked thread stops waiting when training
+// has ended without it (a thread that has left fastText's loop never calls back: then the
+// pause is dropped, the final one covers it) or after kMaxWait (then no more pauses are
+// taken). An exception from the plan aborts fastText's training and is rethrown by Rethrow();
+// nothing escapes a training thread.
+class PauseBarrier {
+ public:
+  PauseBarrier(const PausePlan& plan, FastTextModel& model, int threads, int64_t epochs,
+               uint64_t rows, std::function<void()> before_pause)
+      : plan_(plan), model_(model), threads_(std::max(threads, 1)), epochs_(epochs), rows_(rows),
+        before_pause_(std::move(before_pause)) {
+    const int64_t per_epoch = plan.per_epoch;
+    const int64_t points = per_epoch == 0 ? epochs : per_epoch * epochs;
+    for (int64_t j = 1; j < points; ++j) {
+      const double at = static_cast<double>(j) / static_cast<double>(points);
+      const bool epoch_end = per_epoch == 0 || j % per_epoch == 0;
+      if (at > kLastPausePoint) break;
+      points_.push_back({at, epoch_end, per_epoch == 0 ? j : j / per_epoch});
+    }
+  }
+
+  fasttext::FastText::TrainCallback Callback() {
+    if (!plan_.pause || points_.empty()) return {};
+    return [this](float progress, float loss, double wst, double lr, int64_t) {
+      OnCallback(progress, loss, wst, lr);
+    };
+  }
+
+  // The pause that ends training, on the calling thread once fastText's threads are done.
+  void Finish() {
+    Pause(1.0, true, epochs_, model_.Loss(), {});
+  }
+
+  void Rethrow() {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  double paused_seconds() const { return paused_seconds_; }
+
+  std::string Summary() const {
+    std::string s = fmt::format("{} of {} planned pauses taken", taken_, points_.size() + 1);
+    if (dropped_ > 0) s += fmt::format(", {} dropped (training ended first)", dropped_);
+    if (gave_up_) s += fmt::format(", gave up after waiting {} s for every thread to park", kMaxWait.count());
+    return s;
+  }
+
+ private:
+  struct Point {
+    double at;
+    bool epoch_end;
+    int64_t epoch;  // the whole epochs done at this point
+  };
+
+  void OnCallback(float progress, float loss, double wst, double lr) noexcept {
+    try {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (error_ || gave_up_) return;
+      if (!requested_) {
+        if (next_ >= points_.size() || progress < points_[next_].at) return;
+        requested_ = true;
+        requested_at_ = Clock::now();
+      }
+      const uint64_t generation = generation_;
+      if (++parked_ == threads_) {
+        Lead(lock, loss, wst, lr);
+        return;
+      }
+      while (generation_ == generation) {
+        cv_.wait_for(lock, kPoll);
+        if (generation_ != generation || leading_) continue;
+        if (model_.Stopped()) {
+          dropped_ += points_.size() - next_;
+          next_ = points_.size();
+          Release();
+        } else if (Clock::now() - requested_at_ > kMaxWait) {
+          gave_up_ = true;
+          Release();
+        }
+      }
+    } catch (...) {
+      Fail(std::current_exception());
+    }
+  }
+
+  // Every thread is parked: consume the points crossed, pause, release.
+  void Lead(std::unique_lock<std::mutex>& lock, float loss, double wst, double lr) {
+    leading_ = true;
+    const double fraction = std::max(model_.TrainedFraction(), points_[next_].at);
+    bool epoch_end = false;
+    int64_t epoch = 0;
+    while (next_ < points_.size() && points_[next_].at <= fraction) {
+      epoch_end |= points_[next_].epoch_end;
+      if (points_[next_].epoch_end) epoch = points_[next_].epoch;
+      ++next_;
+    }
+    lock.unlock();
+    try {
+      Pause(fraction, epoch_end, epoch, loss,
+            {{"fasttext_lr", lr}, {"fasttext_words_per_second_per_thread", wst}});
+    } catch (...) {
+      Fail(std::current_exception());
+    }
+    lock.lock();
+    leading_ = false;
+    Release();
+  }
+
+  void Release() {
+    requested_ = false;
+    parked_ = 0;
+    ++generation_;
+    cv_.notify_all();
+  }
+
+  // Called without mu_ held.
+  void Fail(std::exception_ptr error) noexcept {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!error_) error_ = error;
+    }
+    if (!aborted_.exchange(true)) model_.abort();  // every thread leaves fastText's loop
+  }
+
+  // Runs the plan; called by one thread at a time (the leader, or the caller of Finish).
+  void Pause(double fraction, bool epoch_end, int64_t epoch, float loss,
+             std::map<std::string, double> details) {
+    if (!plan_.pause) return;
+    if (before_pause_) before_pause_();
+    Progress p;
+    p.epoch = std::max(last_epoch_, fraction * static_cast<double>(epochs_));
+    last_epoch_ = p.epoch;
+    // Samples since the previous epoch end, as the other learners count them, so that the
+    // epoch ends add up to rows x epochs.
+    const auto done = epoch_end ? static_cast<uint64_t>(epoch) * rows_
+                                : static_cast<uint64_t>(std::llround(p.epoch * static_cast<double>(rows_)));
+    p.samples = done > reported_samples_ ? done - reported_samples_ : 0;
+    if (epoch_end) reported_samples_ += p.samples;
+    p.mean_loss = loss >= 0 ? loss : NAN;
+    p.epoch_end = epoch_end;
+    if (epoch_end) p.details = std::move(details);
+    const Clock::time_point start = Clock::now();
+    ++taken_;
+    plan_(p);
+    paused_seconds_ += Seconds(start);
+  }
+
+  const PausePlan& plan_;
+  FastTextModel& model_;
+  const int threads_;
+  const int64_t epochs_;
+  const uint64_t rows_;
+  std::function<void()> before_pause_;
+  std::vector<Point> points_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t next_ = 0;  // the next point not yet consumed
+  bool requested_ = false, leading_ = false, gave_up_ = false;
+  int parked_ = 0;
+  uint64_t generation_ = 0;
+  Clock::time_point requested_at_;
+  size_t dropped_ = 0;
+
+  std::exception_ptr error_;  // under mu_ while training threads run
+  std::atomic<bool> aborted_{false};
+
+  // Touched by the pausing thread only.
+  double last_epoch_ = 0;
+  uint64_t reported_samples_ = 0;
+  size_t taken_ = 0;
+  double paused_seconds_ = 0;
+};
+
+// Trains `model` with `args`, pausing as `plan` asks; returns the barrier's account.
+struct PausedTraining {
+  double paused_seconds = 0;
+  std::string summary;
+};
+
+PausedTraining TrainWithPauses(FastTextModel& model, const fasttext::Args& args, const PausePlan& plan,
+                               uint64_t rows, const std::function<void()>& before_pause) {
+  PauseBarrier barrier(plan, model, args.thread, args.epoch, rows, before_pause);
+  try {
+    const QuietCerr quiet;
+    model.train(args, barrier.Callback());
+  } catch (const fasttext::FastText::AbortError&) {
+    barrier.Rethrow();  // the plan's exception, when the barrier aborted training for it
+    throw;
+  }
+  barrier.Rethrow();
+  barrier.Finish();
+  return {barrier.paused_seconds(), barrier.Summary()};
+}
+
+fs::path StagingParent() {
+  std::error_code error;
+  const fs::path shm = "/dev/shm";
+  if (fs::is_directory(shm, error) && access(shm.c_str(), W_OK) == 0) return shm;
+  return fs::temp_directory_path();
+}
+
+constexpr std::string_view kStagingPrefix = "sparsebench-fasttext-";
+
+// A staging directory is named after its process ("sparsebench-fasttext-<pid>-XXXXXX"). A
+// process killed by a matrix's time limit cannot remove its own, and under /dev/shm it
+// would hold memory until reboot: remove those of processes that no longer exist.
+void RemoveStaleStaging(const fs::path& parent) {
+  std::error_code error;
+  for (fs::directory_iterator it(parent, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(kStagingPrefix)) continue;
+    const std::string rest = name.substr(kStagingPrefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;
+    pid_t pid = 0;
+    const auto [stop, parsed] = std::from_chars(rest.data(), rest.data() + dash, pid);
+    if (parsed != std::errc() || stop != rest.data() + dash || pid <= 0) continue;
+    if (kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code ignored;
+    fs::remove_all(it->path(), ignored);
+  }
 }
 
 }  // namespace
+
+struct FastTextLearner::Staged {
+  std::unique_ptr<TempDir> dir;
+  fs::path train_file, tune_file, valid_file;
+  uint64_t rows = 0, tune_rows = 0;
+};
 
 FastTextLearner::Config FastTextLearner::ParseConfig(const std::string& text) {
   Spec spec = Spec::Parse(text);
@@ -100,24 +396,28 @@ FastTextLearner::Config FastTextLearner::ParseConfig(const std::string& text) {
   c.epoch = OptionalInt(spec, "epoch", 1, 1'000'000);
   const double lr = spec.Double("lr", -1, 1e-9, 1000);
   if (lr > 0) c.lr = lr;
-  c.loss = Choice(spec, "loss", {"auto", "softmax", "ova", "hs"});
+  c.loss = Choice(spec, "loss", {"auto", "softmax", "ova", "hs", "ns"});
+  c.neg = spec.Int("neg", 5, 1, 1'000'000);
   c.repeat_values = Choice(spec, "values", {"drop", "repeat"}) == "repeat";
   c.autotune_seconds = spec.Int("autotune", 0, 0, kIntMax);
   c.threads = spec.Int("threads", 0, 0, 1024);
-  c.bin = spec.String("bin", "fasttext");
   spec.Finish();
+  if (c.bucket == 0 && c.ngrams.value_or(2) > 1) {
+    // fastText hashes word n-grams modulo the bucket count (and divides by zero).
+    throw ConfigError("engine spec: fasttext bucket=0 needs ngrams=1");
+  }
   return c;
 }
 
 FastTextLearner::FastTextLearner(const std::string& spec, const DataShape& shape,
                                  const TrainOptions& options)
-    : config_(ParseConfig(spec)),
-      options_(options),
-      num_labels_(shape.labels),
-      binary_(FindExecutable(config_.bin)),
-      dir_(fs::temp_directory_path(), "sparsebench-fasttext-") {}
+    : config_(ParseConfig(spec)), options_(options), num_labels_(shape.labels) {}
 
 FastTextLearner::~FastTextLearner() = default;
+
+int FastTextLearner::threads() const {
+  return static_cast<int>(config_.threads > 0 ? config_.threads : std::max(1, options_.threads));
+}
 
 std::vector<FastTextLearner::Setting> FastTextLearner::TunableSettings() const {
   const bool only_given = config_.autotune_seconds > 0;
@@ -135,154 +435,365 @@ std::string FastTextLearner::spec() const {
   }
   items.push_back(fmt::format("mincount={}", config_.mincount));
   items.push_back("loss=" + (loss_.empty() ? config_.loss : loss_));
+  items.push_back(fmt::format("neg={}", config_.neg));
   if (!text_rows_.value_or(false)) {
     items.push_back(std::string("values=") + (config_.repeat_values ? "repeat" : "drop"));
   }
   items.push_back(fmt::format("autotune={}", config_.autotune_seconds));
   if (config_.threads > 0) items.push_back(fmt::format("threads={}", config_.threads));
-  if (config_.bin != "fasttext") items.push_back("bin=" + config_.bin);
   return fmt::format("fasttext:{}", fmt::join(items, ","));
 }
 
 // With autotune on, only the settings the spec gives: fastText tunes the rest.
-std::vector<std::string> FastTextLearner::ModelArgs() const {
-  std::vector<std::string> args = {"-minCount", std::to_string(config_.mincount), "-loss", loss_};
+std::vector<std::string> FastTextLearner::CommandLine(const std::string& input) const {
+  std::vector<std::string> argv = {"fasttext", "supervised", "-input", input, "-output",
+                                   (staged_->dir->path() / "model").string(),  // never written
+                                   "-minCount", std::to_string(config_.mincount), "-loss", loss_,
+                                   "-neg", std::to_string(config_.neg)};
   for (const Setting& s : TunableSettings()) {
-    if (s.value) Append(args, {s.flag, *s.value});
+    if (s.value) argv.insert(argv.end(), {s.flag, *s.value});
   }
-  return args;
+  argv.insert(argv.end(), {"-thread", std::to_string(threads()), "-seed",
+                           std::to_string(options_.seed % (uint64_t{1} << 31)), "-verbose", "2"});
+  return argv;
 }
 
-std::vector<std::string> FastTextLearner::ProcessArgs() const {
-  const int64_t threads = config_.threads > 0 ? config_.threads : std::max(1, options_.threads);
-  return {"-thread", std::to_string(threads), "-seed",
-          std::to_string(options_.seed % (uint64_t{1} << 31))};
+TrainSettings FastTextLearner::settings() const {
+  const int64_t epochs = epochs_trained_ > 0 ? epochs_trained_ : config_.epoch.value_or(kDefaultEpoch);
+  const double lr = lr_trained_ > 0 ? lr_trained_ : config_.lr.value_or(kDefaultLr);
+  return {0, lr, static_cast<uint32_t>(epochs), "fastText SGD (HOGWILD), lr decaying linearly to 0"};
 }
 
-ProcessResult FastTextLearner::Run(std::vector<std::string> args, const fs::path& dir,
-                                   const std::string& stdout_name) const {
-  if (binary_.empty()) {
-    throw std::runtime_error(fmt::format(
-        "fastText binary '{}' not found{}; install Debian's `fasttext` package (apt-get install "
-        "fasttext) or name the binary with bin=PATH in the engine spec",
-        config_.bin, config_.bin.find('/') == std::string::npos ? " in PATH" : ""));
-  }
-  args.insert(args.begin(), binary_);
-  const fs::path stderr_file = dir / (stdout_name + ".stderr");
-  const ProcessResult result = RunProcess(args, dir / stdout_name, stderr_file);
-  if (!result.ok()) {
-    throw std::runtime_error(fmt::format("fastText failed ({}): {}\n{}", result.Describe(),
-                                         CommandLine(args), FileTail(stderr_file, kStderrTail)));
-  }
-  return result;
+FastTextRows FastTextLearner::RowFormat(bool labels) const {
+  return {.labels = labels, .text = text_rows_.value_or(false), .repeat_values = config_.repeat_values};
 }
 
-EpochReport FastTextLearner::TrainEpoch(const Dataset& train, const BatchHook& /*hook*/) {
+void FastTextLearner::Stage(const Dataset& train) {
   CheckHasInput(train);
-  const std::vector<uint32_t> rows = LabelledRows(train);
-  if (rows.empty()) throw DataError(train.name, 0, "no row has a label to train fastText on");
-  text_rows_.reset();
-  std::error_code ignored;
-  fs::remove(model_file(), ignored);
+  const std::vector<uint32_t> labelled = LabelledRows(train);
+  if (labelled.empty()) throw DataError(train.name, 0, "no row has a label to train fastText on");
+  staged_.reset();
+  model_.reset();
   loss_ = config_.loss != "auto" ? config_.loss : AnyMultiLabel(train) ? "ova" : "softmax";
   num_labels_ = std::max(num_labels_, train.num_labels);
-  EpochReport report;
-  const auto start = std::chrono::steady_clock::now();
-  WriteFastTextRows(train, rows, TrainingRows(train, config_.repeat_values),
-                    dir_.path() / "train.txt");
-  report.details["seconds_write"] = SecondsSince(start);
-  const std::vector<std::string> model_args =
-      config_.autotune_seconds > 0 ? Autotune(train, rows, report) : ModelArgs();
-  train_args_ = {"supervised", "-input", dir_.path() / "train.txt", "-output",
-                 dir_.path() / "model"};
-  Append(train_args_, model_args);
-  Append(train_args_, ProcessArgs());
-  Append(train_args_, {"-verbose", "0"});
-  report.seconds = Run(train_args_, dir_.path(), "train.out").seconds;
-  if (!fs::exists(model_file())) {
-    throw std::runtime_error(fmt::format("{} {} exited with status 0 but wrote no {}", binary_,
-                                         CommandLine(train_args_), model_file().string()));
-  }
-  report.samples = rows.size() * static_cast<uint64_t>(EpochsIn(model_args));
   text_rows_ = train.has_text();
-  return report;
-}
-
-std::vector<std::string> FastTextLearner::Autotune(const Dataset& train,
-                                                   const std::vector<uint32_t>& rows,
-                                                   EpochReport& report) {
-  if (rows.size() < 2) throw DataError(train.name, 0, "autotune needs 2 or more labelled rows");
-  const double fraction = std::max(kHeldOutFraction, 1.0 / static_cast<double>(rows.size()));
-  const RowSplit split = HeldOutSplit(rows.size(), fraction, options_.seed);
-  const fs::path& dir = dir_.path();
-  const fs::path part = dir / "tune_train.txt", valid = dir / "tune_valid.txt";
-  const auto start = std::chrono::steady_clock::now();
-  const FastTextRows format = TrainingRows(train, config_.repeat_values);
-  WriteFastTextRows(train, Pick(rows, split.train), format, part);
-  WriteFastTextRows(train, Pick(rows, split.held_out), format, valid);
-  report.details["seconds_write"] += SecondsSince(start);
-  std::vector<std::string> args = {"supervised",
-                                   "-input",
-                                   part,
-                                   "-output",
-                                   dir / "tuned",
-                                   "-autotune-validation",
-                                   valid,
-                                   "-autotune-duration",
-                                   std::to_string(config_.autotune_seconds)};
-  Append(args, ModelArgs());
-  Append(args, ProcessArgs());
-  Append(args, {"-verbose", "3"});  // the level at which autotune prints the chosen lr
-  double seconds = Run(args, dir, "autotune.out").seconds;
-  seconds += Run({"dump", dir / "tuned.bin", "args"}, dir, "tuned_args.out").seconds;
-  report.details["seconds_autotune"] = seconds;
-  tuned_args_ = ReadTunedArgs(dir / "tuned_args.out", dir / "autotune.out");
-  return tuned_args_;
-}
-
-TopK FastTextLearner::Predict(const Dataset& data, uint32_t k) const {
-  if (!text_rows_) {
-    throw std::logic_error("FastTextLearner::Predict before a successful TrainEpoch");
+  // The published recipes shuffle the training file (real DBPedia files are sorted by class).
+  const std::vector<uint32_t> order = SeededPermutation(labelled.size(), options_.seed);
+  std::vector<uint32_t> shuffled;
+  for (uint32_t i : order) shuffled.push_back(labelled[i]);
+  std::vector<uint32_t> tune, valid;
+  if (config_.autotune_seconds > 0) {
+    if (labelled.size() < 2) throw DataError(train.name, 0, "autotune needs 2 or more labelled rows");
+    const double fraction = std::max(kHeldOutFraction, 1.0 / static_cast<double>(labelled.size()));
+    const RowSplit split = HeldOutSplit(labelled.size(), fraction, options_.seed);
+    std::vector<bool> held_out(train.rows(), false);
+    for (uint32_t i : split.held_out) {
+      held_out[labelled[i]] = true;
+      valid.push_back(labelled[i]);
+    }
+    for (uint32_t r : shuffled) {
+      if (!held_out[r]) tune.push_back(r);
+    }
   }
-  if (k == 0) throw std::invalid_argument("Predict needs k >= 1");
-  if (data.rows() == 0) return TopK{k, {}, {}};
-  if (*text_rows_ ? !data.has_text() : !data.has_features()) {
+  const FastTextRows format = RowFormat(true);
+  auto write = [&](const fs::path& parent) {
+    auto staged = std::make_unique<Staged>();
+    RemoveStaleStaging(parent);
+    staged->dir = std::make_unique<TempDir>(parent, fmt::format("{}{}-", kStagingPrefix, getpid()));
+    staged->train_file = staged->dir->path() / "train.txt";
+    staged->rows = shuffled.size();
+    WriteFastTextRows(train, shuffled, format, staged->train_file);
+    if (config_.autotune_seconds > 0) {
+      staged->tune_file = staged->dir->path() / "tune_train.txt";
+      staged->valid_file = staged->dir->path() / "tune_valid.txt";
+      staged->tune_rows = tune.size();
+      WriteFastTextRows(train, tune, format, staged->tune_file);
+      WriteFastTextRows(train, valid, format, staged->valid_file);
+    }
+    return staged;
+  };
+  const fs::path parent = StagingParent();
+  try {
+    staged_ = write(parent);
+  } catch (const std::exception&) {
+    if (parent == fs::temp_directory_path()) throw;
+    staged_ = write(fs::temp_directory_path());  // /dev/shm full: memory is the only difference
+  }
+}
+
+void FastTextLearner::Train(const Dataset& train, const PausePlan& plan) {
+  if (!staged_) Stage(train);
+  model_.reset();
+  label_ids_.clear();
+  train_args_.clear();
+  tuned_args_.clear();
+  autotune_budget_.clear();
+  if (config_.autotune_seconds > 0) {
+    TrainAutotuned(plan);
+  } else {
+    TrainFixed(plan);
+  }
+}
+
+void FastTextLearner::TrainFixed(const PausePlan& plan) {
+  train_args_ = CommandLine(staged_->train_file.string());
+  const fasttext::Args args = ParseArgs(train_args_);
+  auto model = std::make_shared<FastTextModel>();
+  model_ = model;
+  try {
+    pauses_ = TrainWithPauses(*model, args, plan, staged_->rows, [this] { BuildLabelMap(); }).summary;
+  } catch (...) {
+    model_.reset();
+    throw;
+  }
+  epochs_trained_ = args.epoch;
+  lr_trained_ = args.lr;
+  BuildLabelMap();
+}
+
+// fastText's autotune (its AutotuneStrategy: trial 1 = the given arguments, then Gaussian
+// steps around the best, narrowing with time), scored like fastText's (f1 of the top label
+// on the held-out rows), but within one budget for the search and the final training. The
+// search ends at budget - (final training of the best trial, estimated from its time) -
+// (the most a trial took outside its interruptible epochs: fastText's dictionary and matrix
+// set-up, the validation); a trial is stopped (FastText::abort from its training callback)
+// at that deadline, or as soon as its own final training could no longer fit; no trial
+// starts that could not end before the deadline at the pace of the fastest so far.
+// fasttext::Autotune::train itself cannot do this: it retrains the best arguments after its
+// duration, unbounded and without a training callback.
+void FastTextLearner::TrainAutotuned(const PausePlan& plan) {
+  const double budget = static_cast<double>(config_.autotune_seconds);
+  const double scale = kFinalTrainingMargin * static_cast<double>(staged_->rows) /
+                       static_cast<double>(std::max<uint64_t>(staged_->tune_rows, 1));
+  const Clock::time_point start = Clock::now();
+  auto elapsed = [&] { return Seconds(start); };
+
+  std::vector<std::string> argv = CommandLine(staged_->tune_file.string());
+  // As fastText's own command line has it (with -autotune-validation, fastText keeps the
+  // bucket that word n-grams need).
+  argv.insert(argv.end(), {"-autotune-validation", staged_->valid_file.string(), "-autotune-duration",
+                           std::to_string(config_.autotune_seconds)});
+  const fasttext::Args original = ParseArgs(argv);
+  std::optional<fasttext::Args> best;
+  double best_score = 0, best_final_estimate = 0, best_trial_seconds = 0;
+  double overhead = 0;                                       // the most a trial spent outside its epochs
+  double fastest = std::numeric_limits<double>::infinity();  // the shortest finished trial, validation included
+  int trials = 0, finished = 0, stopped = 0, unfitting = 0;
+  std::optional<fasttext::AutotuneStrategy> strategy;
+  // The search's deadline: the best trial's final training and a trial's overhead must fit.
+  auto deadline = [&] { return best ? budget - best_final_estimate - overhead : budget - overhead; };
+  {
+    const QuietCerr quiet;
+    auto search_model = std::make_shared<FastTextModel>();
+    while (true) {
+      const double now = elapsed();
+      if (now + (finished > 0 ? fastest : 0.0) > deadline()) break;
+      fasttext::Args args = original;
+      if (strategy) args = strategy->ask(now);
+      args.verbose = 0;  // as fastText's autotune trains its trials
+      ++trials;
+      const double trial_start = now;
+      std::atomic<bool> aborted{false}, started{false};
+      std::atomic<double> first_callback{0};
+      auto callback = [&](float, float, double, double, int64_t) {
+        const double t = elapsed();
+        if (!started.exchange(true)) first_callback = t;
+        if (aborted.load(std::memory_order_relaxed)) return;
+        if (t > deadline() || t + scale * (t - trial_start) + overhead > budget) {
+          if (!aborted.exchange(true)) search_model->abort();
+        }
+      };
+      bool completed = false;
+      try {
+        search_model->train(args, callback);
+        completed = true;
+      } catch (const fasttext::FastText::AbortError&) {
+        ++stopped;
+      } catch (const fasttext::DenseMatrix::EncounteredNaNError&) {
+        // a diverging trial, skipped as fastText's autotune does
+      } catch (const std::bad_alloc&) {
+        // arguments asking for too much memory, skipped as fastText's autotune does
+      }
+      const double trained = elapsed();
+      const double trial_seconds = trained - trial_start;
+      if (started) overhead = std::max(overhead, first_callback.load() - trial_start);
+      if (completed) {
+        ++finished;
+        fasttext::Meter meter(false);
+        std::ifstream valid(staged_->valid_file);
+        search_model->test(valid, original.autotunePredictions, 0.0, meter);
+        const double score = meter.f1Score();
+        const double validated = elapsed();
+        overhead = std::max(overhead, (started ? first_callback.load() - trial_start : trial_seconds) +
+                                          validated - trained);
+        fastest = std::min(fastest, validated - trial_start);
+        if (!best || score > best_score) {
+          if (validated + scale * trial_seconds + overhead <= budget) {
+            best = args;
+            best_score = score;
+            best_trial_seconds = trial_seconds;
+            best_final_estimate = scale * trial_seconds;
+            if (strategy) strategy->updateBest(args);
+          } else {
+            ++unfitting;  // better, but its final training would not fit the budget
+          }
+        }
+      }
+      if (!strategy) {
+        // The search's horizon, for the strategy's narrowing: the deadline as trial 1 sets it
+        // (half the budget when trial 1 did not finish).
+        fasttext::Args horizon = original;
+        horizon.autotuneDuration = static_cast<int>(std::max(1.0, std::floor(best ? deadline() : budget / 2)));
+        strategy.emplace(horizon, static_cast<std::minstd_rand::result_type>(original.seed));
+        strategy->ask(elapsed());  // its trial 1 (the original arguments) is the one just run
+        if (best) strategy->updateBest(*best);
+      }
+    }
+  }
+  const double search_seconds = elapsed();
+  if (!best) {
+    throw std::runtime_error(fmt::format(
+        "fasttext:autotune={}: no trial could finish and leave time for its final training on all "
+        "rows ({} trials in {:.1f} s, {} stopped; trial 1 uses fastText's default arguments on 90% "
+        "of the rows); give autotune more seconds",
+        config_.autotune_seconds, trials, search_seconds, stopped));
+  }
+
+  fasttext::Args final_args = *best;
+  final_args.input = staged_->train_file.string();
+  final_args.verbose = 2;
+  const std::vector<std::string> tuned = TunedArgv(final_args);
+  tuned_args_ = Joined(tuned);
+  train_args_ = CommandLine(staged_->train_file.string());
+  train_args_.insert(train_args_.end(), tuned.begin(), tuned.end());  // later flags win
+  auto model = std::make_shared<FastTextModel>();
+  model_ = model;
+  PausedTraining trained;
+  const Clock::time_point final_start = Clock::now();
+  try {
+    trained = TrainWithPauses(*model, final_args, plan, staged_->rows, [this] { BuildLabelMap(); });
+  } catch (...) {
+    model_.reset();
+    throw;
+  }
+  pauses_ = trained.summary;
+  const double final_seconds = Seconds(final_start) - trained.paused_seconds;
+  const double total = search_seconds + final_seconds;
+  autotune_budget_ = fmt::format(
+      "search {:.1f} s ({} trials, {} finished, {} stopped at the budget, {} better but too slow "
+      "to retrain; best validation f1 {:.4f}) + final training on all rows {:.1f} s (estimated "
+      "{:.1f} s from its {:.1f} s trial) = {:.1f} s of {} s",
+      search_seconds, trials, finished, stopped, unfitting, best_score, final_seconds,
+      best_final_estimate, best_trial_seconds, total, config_.autotune_seconds);
+  if (total > budget) {
+    const double over = total - budget, late = search_seconds - (budget - best_final_estimate);
+    autotune_budget_ += fmt::format(": overran by {:.1f} s because ", over);
+    if (late > 0 && late >= final_seconds - best_final_estimate) {
+      autotune_budget_ += fmt::format(
+          "the search ended {:.1f} s past its deadline (a trial's dictionary building and "
+          "validation cannot be interrupted)", late);
+    } else {
+      autotune_budget_ += fmt::format("the final training took {:.1f} s more than estimated",
+                                      final_seconds - best_final_estimate);
+    }
+  }
+  epochs_trained_ = final_args.epoch;
+  lr_trained_ = final_args.lr;
+  BuildLabelMap();
+}
+
+void FastTextLearner::BuildLabelMap() {
+  const auto dict = model_->getDictionary();
+  if (label_ids_.size() == static_cast<size_t>(dict->nlabels())) return;
+  std::vector<uint32_t> ids;
+  for (int32_t i = 0; i < dict->nlabels(); ++i) {
+    const std::string name = dict->getLabel(i);
+    const std::optional<uint32_t> id = ParseFastTextLabel(name);
+    if (!id || *id >= num_labels_) {
+      throw std::runtime_error(fmt::format("fastText label '{}' is not one of our {} label ids", name, num_labels_));
+    }
+    ids.push_back(*id);
+  }
+  label_ids_ = std::move(ids);
+}
+
+void FastTextLearner::CheckTrained(const Dataset& data) const {
+  if (!model_ || !text_rows_ || label_ids_.empty()) {
+    throw std::logic_error("FastTextLearner: predictions before training");
+  }
+  if (data.rows() > 0 && (*text_rows_ ? !data.has_text() : !data.has_features())) {
     throw DataError(data.name, 0,
                     std::string("the fastText model was trained on ") +
                         (*text_rows_ ? "text" : "features") + ", which these rows lack");
   }
-  const TempDir call(dir_.path(), "predict-");
-  std::vector<uint32_t> rows(data.rows());
-  std::iota(rows.begin(), rows.end(), 0u);
-  const FastTextRows format{
-      .labels = false, .text = *text_rows_, .repeat_values = config_.repeat_values};
-  WriteFastTextRows(data, rows, format, call.path() / "rows.txt");
-  Run({"predict-prob", model_file(), call.path() / "rows.txt", std::to_string(k)}, call.path(),
-      "predictions.txt");
-  std::ifstream in(call.path() / "predictions.txt");
-  return ParseFastTextPredictions(in, data.rows(), k, num_labels_);
+}
+
+// The row as a line of fastText's input, through its dictionary (words, word n-grams, the
+// end-of-line token), then fastText's predict over every label; scores are probabilities.
+void FastTextLearner::PredictRow(const Dataset& data, size_t row, uint32_t k, uint32_t* ids,
+                                 float* scores) const {
+  std::fill_n(ids, k, std::numeric_limits<uint32_t>::max());
+  std::fill_n(scores, k, -std::numeric_limits<float>::infinity());
+  std::istringstream line(FastTextLine(data, static_cast<uint32_t>(row), RowFormat(false)) + "\n");
+  std::vector<int32_t> words, labels;
+  model_->getDictionary()->getLine(line, words, labels);
+  fasttext::Predictions predictions;
+  model_->predict(static_cast<int32_t>(k), words, predictions, 0.0f);
+  for (size_t i = 0; i < std::min<size_t>(k, predictions.size()); ++i) {
+    ids[i] = label_ids_.at(static_cast<size_t>(predictions[i].second));
+    scores[i] = std::exp(predictions[i].first);
+  }
+}
+
+TopK FastTextLearner::Predict(const Dataset& data, uint32_t k) const {
+  CheckTrained(data);
+  if (k == 0) throw std::invalid_argument("Predict needs k >= 1");
+  TopK top{k, std::vector<uint32_t>(data.rows() * k), std::vector<float>(data.rows() * k)};
+  const auto rows = static_cast<int64_t>(data.rows());
+#pragma omp parallel for num_threads(threads()) schedule(dynamic, 64)
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto at = static_cast<size_t>(r) * k;
+    PredictRow(data, static_cast<size_t>(r), k, &top.ids[at], &top.scores[at]);
+  }
+  return top;
+}
+
+TopK FastTextLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
+  CheckTrained(data);
+  if (k == 0) throw std::invalid_argument("PredictOne needs k >= 1");
+  TopK top{k, std::vector<uint32_t>(k), std::vector<float>(k)};
+  PredictRow(data, row, k, top.ids.data(), top.scores.data());
+  return top;
 }
 
 void FastTextLearner::Save(const std::string& path) const {
-  if (!text_rows_) throw std::logic_error("FastTextLearner::Save before a successful TrainEpoch");
-  std::error_code error;
-  fs::copy_file(model_file(), path, fs::copy_options::overwrite_existing, error);
-  if (error) {
-    throw std::runtime_error("cannot save the fastText model to " + path + ": " + error.message());
+  if (!model_ || label_ids_.empty()) throw std::logic_error("FastTextLearner::Save before training");
+  try {
+    model_->saveModel(path);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot save the fastText model to " + path + ": " + e.what());
   }
 }
 
 size_t FastTextLearner::model_bytes() const {
-  std::error_code error;
-  const uintmax_t bytes = fs::file_size(model_file(), error);
-  return error ? 0 : static_cast<size_t>(bytes);
+  if (!model_ || label_ids_.empty()) return 0;
+  const auto input = model_->getInputMatrix(), output = model_->getOutputMatrix();
+  size_t bytes = sizeof(float) * static_cast<size_t>(input->size(0) * input->size(1) +
+                                                     output->size(0) * output->size(1));
+  const auto dict = model_->getDictionary();
+  for (int32_t i = 0; i < dict->nwords(); ++i) bytes += dict->getWord(i).size() + 1 + 9;  // + count, type
+  for (int32_t i = 0; i < dict->nlabels(); ++i) bytes += dict->getLabel(i).size() + 1 + 9;
+  return bytes;
 }
 
 std::map<std::string, std::string> FastTextLearner::context() const {
   std::map<std::string, std::string> facts;
-  facts["fasttext_binary"] = binary_.empty() ? "not found: " + config_.bin : binary_;
-  if (!train_args_.empty()) facts["fasttext_args"] = CommandLine(train_args_);
-  if (!tuned_args_.empty()) facts["fasttext_tuned_args"] = CommandLine(tuned_args_);
+  facts["fasttext_library"] = "libfasttext (Debian libfasttext-dev), in-process";
+  if (!train_args_.empty()) facts["fasttext_args"] = Joined(train_args_);
+  if (!tuned_args_.empty()) facts["fasttext_tuned_args"] = tuned_args_;
+  if (!autotune_budget_.empty()) facts["autotune_budget"] = autotune_budget_;
+  if (!pauses_.empty()) facts["fasttext_pauses"] = pauses_;
+  if (staged_) facts["fasttext_staged_in"] = staged_->dir->path().string();
   return facts;
 }
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,30 +14,32 @@
 
 namespace sparsebench {
 
-// fastText's supervised mode, driven through Debian's `fasttext` binary. Text datasets
-// are written as "__label__<id> <normalized text>"; XMC data as feature tokens. One
-// TrainEpoch call runs all of fastText's epochs. Predictions come from `predict-prob`
-// and are scored by our metrics code.
+class FastTextModel;
+
+// fastText's supervised mode in-process, through Debian's libfasttext (0.9.2). Stage (off the
+// clock) writes the training rows in fastText's text format, in a seeded shuffled order, to a
+// temporary directory (under /dev/shm when there is one): "__label__<id> <normalized text>"
+// for text data, feature tokens for XMC data. Train (on the clock) is FastText::train on that
+// file: dictionary building and fastText's epochs, nothing written to disk. Its training
+// callback gives the harness its pauses (curve points) through a barrier that parks every
+// training thread first. Predict and PredictOne run fastText's own predict over all labels
+// in-process; our metrics code scores the top k.
 //
 // Spec keys (fasttext:key=value,...):
 //   dim=10  ngrams=2 (-wordNgrams)  mincount=1  bucket=10000000  epoch=5
 //   lr=0.1      fastText's own rate; the published recipe uses 0.1 for Yelp, 0.5 for DBPedia
-//   loss=auto   softmax when every row has one label, else ova; or softmax, ova, hs
+//   loss=auto   softmax when every row has one label, else ova; or softmax, ova, hs, ns
+//   neg=5       negatives per example for loss=ns (fastText's -neg)
 //   values=drop XMC only: drop = each feature once; repeat = a feature repeated
 //               round(value / smallest positive value in its row) times, at most 10
-//   autotune=0  seconds of fastText's autotune on a seeded 10% held-out slice, then a retrain
-//               on all rows with the chosen arguments; dim, ngrams, bucket, epoch and lr are
-//               tuned unless the spec gives them (fastText never tunes an argument it is given)
-//   bin=fasttext  the binary, looked up in PATH unless it contains a '/'
-// spec() names every setting (with autotune, only the given ones); loss is resolved once
-// trained, and values is left out for text data. TrainOptions: threads become -thread and
-// seed -seed (mod 2^31); lr and batch are ignored. The hook is never called (fastText runs as
-// a separate process), and every TrainEpoch call trains a new model from scratch on the rows
-// that have labels. EpochReport.seconds is the wall time of that fastText process (after
-// autotune, of the retrain); details hold seconds_write (writing its input files) and
-// seconds_autotune; mean_loss stays 0 (fastText does not report it at -verbose 0).
-// context(): fasttext_binary, fasttext_args (the final training command) and, after autotune,
-// fasttext_tuned_args. Files live in a temporary directory that the destructor removes.
+//   autotune=0  seconds for fastText's autotune search (its AutotuneStrategy, scored on a
+//               seeded 10% held-out slice) plus the final training on all rows with the
+//               chosen arguments, all within the given seconds (context: autotune_budget);
+//               dim, ngrams, bucket, epoch and lr are tuned unless the spec gives them
+//   threads=0   fastText's -thread; 0 = the run's --threads
+// spec() names every setting (with autotune, only the given tunable ones); loss is resolved
+// once staged, and values is left out for text data. TrainOptions: seed becomes -seed (mod
+// 2^31) and the shuffle's seed; lr and batch are ignored (fastText has its own lr, no batch).
 class FastTextLearner : public Learner {
  public:
   FastTextLearner(const std::string& spec, const DataShape& shape, const TrainOptions& options);
@@ -45,14 +48,18 @@ class FastTextLearner : public Learner {
   FastTextLearner& operator=(const FastTextLearner&) = delete;
 
   std::string spec() const override;
-  EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
+  TrainSettings settings() const override;
+  void Stage(const Dataset& train) override;
+  // Stages the data itself (on the clock) when Stage was not called.
+  void Train(const Dataset& train, const PausePlan& plan) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
+  TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const override;
+  // fastText's own .bin model (loadable by `fasttext predict` and FastText::loadModel).
   void Save(const std::string& path) const override;
+  // The weights (input and output matrices, 4 bytes a float) and the dictionary's words:
+  // about the size of the saved .bin, computed without writing it.
   size_t model_bytes() const override;
   std::map<std::string, std::string> context() const override;
-  bool runs_own_epochs() const override { return true; }
-  // A row of text cannot travel as a SparseRow, and each prediction starts a process.
-  bool measures_latency() const override { return false; }
 
  private:
   struct Config {
@@ -60,35 +67,41 @@ class FastTextLearner : public Learner {
     std::optional<double> lr;
     int64_t mincount = 1;
     std::string loss = "auto";
+    int64_t neg = 5;
     bool repeat_values = false;
     int64_t autotune_seconds = 0;
     int64_t threads = 0;  // 0: the run's --threads; 1 makes fastText deterministic
-    std::string bin = "fasttext";
   };
   struct Setting {
     std::string key, flag;
     std::optional<std::string> value;  // unset: left to autotune
   };
+  struct Staged;
   static Config ParseConfig(const std::string& spec);
 
   std::vector<Setting> TunableSettings() const;
-  std::vector<std::string> ModelArgs() const;
-  std::vector<std::string> ProcessArgs() const;
-  std::vector<std::string> Autotune(const Dataset& train, const std::vector<uint32_t>& rows,
-                                    EpochReport& report);
-  ProcessResult Run(std::vector<std::string> args, const std::filesystem::path& dir,
-                    const std::string& stdout_name) const;
-  std::filesystem::path model_file() const { return dir_.path() / "model.bin"; }
+  // fastText's command line for training on `input` (argv[0] = "fasttext").
+  std::vector<std::string> CommandLine(const std::string& input) const;
+  int threads() const;
+  void TrainFixed(const PausePlan& plan);
+  void TrainAutotuned(const PausePlan& plan);
+  void BuildLabelMap();
+  FastTextRows RowFormat(bool labels) const;
+  void CheckTrained(const Dataset& data) const;
+  void PredictRow(const Dataset& data, size_t row, uint32_t k, uint32_t* ids, float* scores) const;
 
   Config config_;
   TrainOptions options_;
   uint32_t num_labels_;
-  std::string binary_;  // empty when not found
-  TempDir dir_;
-  std::string loss_;               // resolved when trained
-  std::optional<bool> text_rows_;  // how the model's training rows were written
-  std::vector<std::string> train_args_;
-  std::vector<std::string> tuned_args_;
+  std::unique_ptr<Staged> staged_;
+  std::shared_ptr<FastTextModel> model_;  // set once a Train call has succeeded
+  std::vector<uint32_t> label_ids_;       // fastText's label index -> our label id
+  std::string loss_;                      // resolved when staged
+  std::optional<bool> text_rows_;         // how the model's training rows were written
+  std::vector<std::string> train_args_;   // the final training, as a command line
+  std::string tuned_args_, autotune_budget_, pauses_;
+  int64_t epochs_trained_ = 0;
+  double lr_trained_ = 0;
 };
 
 }  // namespace sparsebench

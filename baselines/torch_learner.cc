@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -16,6 +17,7 @@
 #include "engine/blas_info.h"
 #include "engine/engine_error.h"
 #include "engine/model_io.h"
+#include "engine/train_defaults.h"
 
 namespace sparsebench {
 namespace {
@@ -36,6 +38,9 @@ void KeepFreedMemory() {
 #endif
 }
 
+// The Adam constants every learner shares (engine/parameters.h's AdamConfig defaults).
+constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
+
 }  // namespace
 
 struct TorchLearner::Model : torch::nn::Module {
@@ -43,16 +48,23 @@ struct TorchLearner::Model : torch::nn::Module {
   torch::Tensor hidden_bias;
   torch::nn::Linear output{nullptr};
   torch::Device device;
+  bool sparse_input;
+  double lr;
+  // Adam on every parameter (embedding_grad=dense) or on all but the input table, which then
+  // has SparseAdam's state: its two moments and the step count.
   std::unique_ptr<torch::optim::Adam> adam;
+  torch::Tensor exp_avg, exp_avg_sq;
+  int64_t sparse_step = 0;
   // The current batch, reused so that building one allocates nothing.
   std::vector<int64_t> indices, offsets, label_index;
   std::vector<float> weights, label_weight;
 
-  Model(const NetworkShape& s, const Network& init, torch::Device device_, float lr)
-      : device(device_) {
+  Model(const NetworkShape& s, const Network& init, torch::Device device_, float lr_, bool sparse)
+      : device(device_), sparse_input(sparse), lr(lr_) {
     input = register_module(
-        "input", torch::nn::EmbeddingBag(
-                     torch::nn::EmbeddingBagOptions(s.input_dim, s.hidden_dim).mode(torch::kSum)));
+        "input", torch::nn::EmbeddingBag(torch::nn::EmbeddingBagOptions(s.input_dim, s.hidden_dim)
+                                             .mode(torch::kSum)
+                                             .sparse(sparse)));
     hidden_bias = register_parameter("hidden_bias", torch::zeros({s.hidden_dim}));
     output = register_module("output", torch::nn::Linear(s.hidden_dim, s.output_dim));
     torch::NoGradGuard no_grad;
@@ -61,8 +73,52 @@ struct TorchLearner::Model : torch::nn::Module {
     output->weight.copy_(Wrap(init.output.w.data(), {s.output_dim, s.hidden_dim}));
     output->bias.copy_(Wrap(init.output.bias.data(), {s.output_dim}));
     to(device);
+    std::vector<torch::Tensor> dense_parameters = parameters();
+    if (sparse) {
+      dense_parameters = {hidden_bias, output->weight, output->bias};
+      exp_avg = torch::zeros_like(input->weight);
+      exp_avg_sq = torch::zeros_like(input->weight);
+    }
     adam = std::make_unique<torch::optim::Adam>(
-        parameters(), torch::optim::AdamOptions(lr).betas({0.9, 0.999}).eps(1e-8));
+        dense_parameters, torch::optim::AdamOptions(lr).betas({kBeta1, kBeta2}).eps(kEps));
+  }
+
+  void ZeroGrad() {
+    adam->zero_grad();
+    if (sparse_input) input->weight.mutable_grad() = torch::Tensor();  // a sparse grad would grow
+  }
+
+  void Step() {
+    adam->step();
+    if (sparse_input) SparseAdamStep();
+  }
+
+  // torch.optim.SparseAdam (PyTorch 1.13, torch/optim/_functional.py: sparse_adam), which
+  // LibTorch's C++ API lacks: the moments and weights change only at the rows the coalesced
+  // gradient holds; step_size = lr * sqrt(1 - beta2^t) / (1 - beta1^t), denom = sqrt(v) + eps.
+  void SparseAdamStep() {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor& grad_tensor = input->weight.grad();
+    if (!grad_tensor.defined()) return;
+    ++sparse_step;
+    const torch::Tensor grad = grad_tensor.coalesce();
+    const torch::Tensor rows = grad._indices()[0];
+    const torch::Tensor values = grad._values();
+    if (values.numel() == 0) return;
+    // old <- b * old + (1 - b) * new, written as old += (1 - b) * (new - old).
+    const torch::Tensor old_exp_avg = exp_avg.index_select(0, rows);
+    torch::Tensor exp_avg_update = values.sub(old_exp_avg).mul_(1 - kBeta1);
+    exp_avg.index_add_(0, rows, exp_avg_update);
+    const torch::Tensor old_exp_avg_sq = exp_avg_sq.index_select(0, rows);
+    torch::Tensor exp_avg_sq_update = values.pow(2).sub_(old_exp_avg_sq).mul_(1 - kBeta2);
+    exp_avg_sq.index_add_(0, rows, exp_avg_sq_update);
+    torch::Tensor numer = exp_avg_update.add_(old_exp_avg);
+    exp_avg_sq_update.add_(old_exp_avg_sq);
+    const torch::Tensor denom = exp_avg_sq_update.sqrt_().add_(kEps);
+    const double bias_correction1 = 1 - std::pow(kBeta1, static_cast<double>(sparse_step));
+    const double bias_correction2 = 1 - std::pow(kBeta2, static_cast<double>(sparse_step));
+    const double step_size = lr * std::sqrt(bias_correction2) / bias_correction1;
+    input->weight.index_add_(0, rows, numer.div_(denom).mul_(-step_size));
   }
 
   void Gather(const Dataset& data, std::span<const uint32_t> rows) {
@@ -112,7 +168,7 @@ struct TorchLearner::Model : torch::nn::Module {
 TorchLearner::TorchLearner(const std::string& spec, const DataShape& shape,
                            const TrainOptions& options)
     : spec_(DenseSpec::Parse(spec, "torch")),
-      options_(options),
+      options_(WithDefaults(options)),
       shape_{shape.features, spec_.hidden, shape.labels} {
   if (shape.features == 0 || shape.labels == 0)
     throw ConfigError("the training data has no features or labels");
@@ -121,30 +177,39 @@ TorchLearner::TorchLearner(const std::string& spec, const DataShape& shape,
         "torch:device=cuda needs a LibTorch built with CUDA and a GPU; this one has none");
   }
   KeepFreedMemory();
-  torch::set_num_threads(options.threads);
-  openblas_set_num_threads(options.threads);
-  torch::manual_seed(options.seed);
-  const Network init(shape_, options.seed);
-  model_ = std::make_unique<Model>(shape_, init, torch::Device(spec_.device), options.lr);
+  torch::set_num_threads(options_.threads);
+  openblas_set_num_threads(options_.threads);
+  torch::manual_seed(options_.seed);
+  const Network init(shape_, options_.seed);
+  model_ = std::make_unique<Model>(shape_, init, torch::Device(spec_.device), options_.lr,
+                                   spec_.sparse_input_update);
 }
 
 TorchLearner::~TorchLearner() = default;
 
-EpochReport TorchLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
+TrainSettings TorchLearner::settings() const {
+  return {options_.batch, options_.lr, options_.epochs,
+          spec_.sparse_input_update
+              ? "SparseAdam on the EmbeddingBag (touched rows) + torch::optim::Adam on the rest"
+              : "adam, dense: every weight every step (torch::optim::Adam)"};
+}
+
+void TorchLearner::Train(const Dataset& train, const PausePlan& plan) {
   if (train.num_features > shape_.input_dim || train.num_labels > shape_.output_dim) {
     throw ConfigError("training data is wider than the model");
   }
-  UseThreads(options_.threads);
-  model_->train();
-  return RunEpoch(train, options_.seed, ++epoch_, options_.batch, hook,
-                  [&](std::span<const uint32_t> rows) {
-                    model_->Gather(train, rows);
-                    torch::Tensor loss = model_->Loss(model_->Logits(), train, rows);
-                    model_->adam->zero_grad();
-                    loss.backward();
-                    model_->adam->step();
-                    return loss.item<double>();
-                  });
+  for (uint32_t e = 0; e < options_.epochs; ++e) {
+    UseThreads(options_.threads);  // a pause (evaluation, latency) may have changed them
+    model_->train();
+    RunEpoch(train, options_.seed, ++epoch_, options_.batch, plan, e, [&](std::span<const uint32_t> rows) {
+      model_->Gather(train, rows);
+      torch::Tensor loss = model_->Loss(model_->Logits(), train, rows);
+      model_->ZeroGrad();
+      loss.backward();
+      model_->Step();
+      return loss.item<double>();
+    });
+  }
 }
 
 void TorchLearner::UseThreads(int threads) const {
@@ -152,9 +217,10 @@ void TorchLearner::UseThreads(int threads) const {
   openblas_set_num_threads(threads);  // LibTorch's mm calls OpenBLAS's sgemm_
 }
 
-TopK TorchLearner::PredictOne(const SparseRow& row, uint32_t k) const {
+TopK TorchLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
   UseThreads(1);  // a request on one thread, like the other engines' PredictOne
-  return Learner::PredictOne(row, k);
+  const uint32_t one = static_cast<uint32_t>(row);
+  return Predict(TakeRows(data, std::span(&one, 1)), k);
 }
 
 TopK TorchLearner::Predict(const Dataset& data, uint32_t k) const {

@@ -12,17 +12,21 @@ namespace sparsebench {
 
 // The engine's model as a LibTorch user writes it: EmbeddingBag (sum, per-sample weights)
 // for the sparse input, a hidden bias and ReLU, Linear, full softmax cross-entropy with the
-// engine's 1/k multi-label target, torch::optim::Adam. Starts from the engine's initial
-// weights for the same seed. "torch:device=cuda" runs on a GPU when LibTorch has CUDA.
+// engine's 1/k multi-label target. embedding_grad=sparse (default): EmbeddingBag(sparse=true)
+// updated by SparseAdam (PyTorch's algorithm, written in tensor ops since LibTorch 1.13's C++
+// API has none) and torch::optim::Adam on the rest; embedding_grad=dense: torch::optim::Adam
+// on everything. Starts from the engine's initial weights for the same seed.
+// "torch:device=cuda" runs on a GPU when LibTorch has CUDA.
 class TorchLearner : public Learner {
  public:
   TorchLearner(const std::string& spec, const DataShape& shape, const TrainOptions& options);
   ~TorchLearner() override;
 
   std::string spec() const override { return spec_.Canonical(); }
-  EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
+  TrainSettings settings() const override;
+  void Train(const Dataset& train, const PausePlan& plan) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
-  TopK PredictOne(const SparseRow& row, uint32_t k) const override;
+  TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const override;
   void Save(const std::string& path) const override;
   size_t model_bytes() const override;
   std::map<std::string, std::string> context() const override;

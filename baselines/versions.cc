@@ -26,7 +26,7 @@ std::string PackageVersion(const std::string& package) {
 
 std::map<std::string, std::string> LibraryVersions() {
   std::map<std::string, std::string> v;
-  v["fasttext_version"] = PackageVersion("fasttext");
+  v["fasttext_version"] = PackageVersion("libfasttext-dev");  // the library the learner links
   v["openblas_package"] = PackageVersion("libopenblas0-pthread");
 #ifdef SPARSEBENCH_HAVE_TORCH
   v["torch_version"] = TORCH_VERSION;

@@ -7,27 +7,50 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "datasets/data_error.h"
 
 namespace sparsebench {
 
 InputFile::InputFile(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) throw DataError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
-  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd_, &st) != 0) {
+    const int error = errno;
     ::close(fd_);
-    throw DataError(path, 0, "not a regular file");
+    throw DataError(path, 0, std::string("cannot stat: ") + std::strerror(error));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    throw DataError(path, 0, S_ISDIR(st.st_mode) ? "is a directory, not a file"
+                                                 : "not a regular file (a FIFO, socket or device cannot be read here)");
   }
   size_ = static_cast<uint64_t>(st.st_size);
 }
+
+InputFile::InputFile(std::string name, std::string_view contents)
+    : path_(std::move(name)), memory_(contents.data()), size_(contents.size()) {}
 
 InputFile::~InputFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+uint64_t Utf8BomLength(const InputFile& file) {
+  char head[3];
+  const size_t got = file.ReadAt(0, head, sizeof head);
+  return std::string_view(head, got) == kUtf8Bom ? kUtf8Bom.size() : 0;
+}
+
 size_t InputFile::ReadAt(uint64_t offset, char* out, size_t count) const {
+  if (fd_ < 0) {
+    if (offset >= size_) return 0;
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(count, size_ - offset));
+    if (n != 0) std::memcpy(out, memory_ + offset, n);
+    return n;
+  }
   size_t done = 0;
   while (done < count) {
     ssize_t got = ::pread(fd_, out + done, count - done, static_cast<off_t>(offset + done));

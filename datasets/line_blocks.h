@@ -7,10 +7,14 @@
 
 namespace sparsebench {
 
-// An open file, closed on destruction; opening or reading failures are DataErrors.
+// An open regular file, closed on destruction; opening or reading failures are DataErrors.
+// Only regular files open: a directory, FIFO, socket or device is refused at once (a FIFO
+// without a writer never blocks the open). Bytes in memory can stand in for a file (tests,
+// fuzzing): `path` is then only the name errors give.
 class InputFile {
  public:
   explicit InputFile(const std::string& path);
+  InputFile(std::string name, std::string_view contents);
   ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
@@ -23,8 +27,14 @@ class InputFile {
  private:
   std::string path_;
   int fd_ = -1;
+  const char* memory_ = nullptr;  // contents when not backed by a file
   uint64_t size_ = 0;
 };
+
+// 3 when the file starts with a UTF-8 byte-order mark (EF BB BF), which readers skip as CSV
+// tools do; 0 otherwise.
+uint64_t Utf8BomLength(const InputFile& file);
+inline constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 // Streams [begin, end) of a file as blocks of whole lines. A line longer than the block grows
 // the buffer up to `max_line_bytes`; a longer one is a DataError, so memory stays bounded.

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "datasets/line_blocks.h"
+
 namespace sparsebench {
 
 Format ParseFormat(std::string_view name) {
@@ -33,21 +35,24 @@ Format GuessFormat(std::string_view path) {
 
 bool IsTextFormat(Format format) { return format == Format::kCsv || format == Format::kFastText; }
 
-Dataset ReadDataset(const std::string& path, Format format, const ReadOptions& options) {
-  Dataset data;
+Dataset ReadDataset(const InputFile& file, Format format, const ReadOptions& options) {
   if (IsTextFormat(format)) {
     TextReadOptions text;
     text.num_labels = options.num_labels;
     text.label_names = options.label_names;
-    data = format == Format::kCsv ? ReadZhangCsv(path, text) : ReadFastTextFile(path, text);
-  } else {
-    SparseReadOptions sparse;
-    sparse.has_header = format == Format::kXmc;
-    sparse.threads = options.threads;
-    sparse.num_features = options.num_features;
-    sparse.num_labels = options.num_labels;
-    data = ReadSparseText(path, sparse);
+    return format == Format::kCsv ? ReadZhangCsv(file, text) : ReadFastTextFile(file, text);
   }
+  SparseReadOptions sparse;
+  sparse.has_header = format == Format::kXmc;
+  sparse.threads = options.threads;
+  sparse.num_features = options.num_features;
+  sparse.num_labels = options.num_labels;
+  return ReadSparseText(file, sparse);
+}
+
+Dataset ReadDataset(const std::string& path, Format format, const ReadOptions& options) {
+  InputFile file(path);
+  Dataset data = ReadDataset(file, format, options);
   data.name = std::filesystem::path(path).parent_path().filename().string() + "/" +
               std::filesystem::path(path).filename().string();
   return data;

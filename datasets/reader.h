@@ -28,5 +28,7 @@ struct ReadOptions {
 
 // Reads any supported format; text formats fill text and labels only.
 Dataset ReadDataset(const std::string& path, Format format, const ReadOptions& options = {});
+// The same from an open file or bytes in memory (see InputFile); `name` is left empty.
+Dataset ReadDataset(const InputFile& file, Format format, const ReadOptions& options = {});
 
 }  // namespace sparsebench

@@ -13,11 +13,9 @@ DatasetStats ComputeStats(const Dataset& data) {
   s.labels = data.num_labels;
   s.nonzeros = data.nnz();
   s.csr_bytes = data.csr_bytes();
-  std::vector<uint64_t> frequency(data.num_labels, 0);
   for (size_t r = 0; r < s.rows; ++r) {
     auto labels = data.labels(r);
     s.max_labels_per_row = std::max<uint64_t>(s.max_labels_per_row, labels.size());
-    for (uint32_t l : labels) ++frequency[l];
     if (data.has_features()) {
       s.max_features_per_row =
           std::max<uint64_t>(s.max_features_per_row, data.row_offsets[r + 1] - data.row_offsets[r]);
@@ -28,7 +26,17 @@ DatasetStats ComputeStats(const Dataset& data) {
     s.labels_per_row = static_cast<double>(data.label_ids.size()) / static_cast<double>(s.rows);
     if (data.has_text()) s.text_bytes_per_row = static_cast<double>(data.text.chars.size()) / s.rows;
   }
-  std::erase(frequency, 0);
+  // Rows per seen label, from the label ids themselves: memory follows the data, never L
+  // (a header may claim any L up to kMaxDimension).
+  std::vector<uint32_t> ids(data.label_ids);
+  std::sort(ids.begin(), ids.end());
+  std::vector<uint64_t> frequency;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j < ids.size() && ids[j] == ids[i]) ++j;
+    frequency.push_back(j - i);
+    i = j;
+  }
   std::sort(frequency.begin(), frequency.end());
   s.labels_seen = static_cast<uint32_t>(frequency.size());
   if (!frequency.empty()) {

@@ -36,11 +36,11 @@ bool ParseUint(const char*& p, const char* end, T& out) {
   return true;
 }
 
-Header ReadHeader(const InputFile& file) {
-  LineBlocks blocks(file, 0, std::min<uint64_t>(file.size(), 4096), 1);
+Header ReadHeader(const InputFile& file, uint64_t begin) {
+  LineBlocks blocks(file, begin, std::min<uint64_t>(file.size(), begin + 4096), 1);
   std::string_view block = blocks.Next();
   size_t nl = block.find('\n');
-  if (nl == std::string_view::npos && file.size() > block.size()) {
+  if (nl == std::string_view::npos && file.size() > begin + block.size()) {
     throw DataError(file.path(), 1, "header line \"N D L\" missing or too long");
   }
   std::string_view line = TrimLineEnd(block.substr(0, nl == std::string_view::npos ? nl : nl + 1));
@@ -56,7 +56,12 @@ Header ReadHeader(const InputFile& file) {
                     "expected header \"N D L\" (three non-negative integers), got \"" +
                         std::string(line.substr(0, 80)) + "\"");
   }
-  h.data_begin = nl == std::string_view::npos ? file.size() : nl + 1;
+  if (h.features > kMaxDimension || h.labels > kMaxDimension) {
+    throw DataError(file.path(), 1,
+                    "header says D = " + std::to_string(h.features) + " and L = " + std::to_string(h.labels) +
+                        "; each must be at most " + std::to_string(kMaxDimension));
+  }
+  h.data_begin = nl == std::string_view::npos ? file.size() : begin + nl + 1;
   return h;
 }
 
@@ -80,6 +85,7 @@ RangeCounts CountRange(const InputFile& file, uint64_t begin, uint64_t end) {
 // vector. Tracks the largest ids seen so a header-less file can size itself.
 class RangeParser {
  public:
+  // Ids must be below max_features / max_labels, or below kMaxDimension when those are 0.
   RangeParser(Dataset& out, uint64_t first_row, uint64_t first_nnz, uint32_t max_features,
               uint32_t max_labels)
       : out_(out), row_(first_row), nnz_(first_nnz), max_features_(max_features),
@@ -114,6 +120,7 @@ class RangeParser {
         return LineError{"label id " + std::to_string(label) + " out of range (L = " +
                          std::to_string(max_labels_) + ")"};
       }
+      if (label >= kMaxDimension) return TooLarge("label", label);
       seen_labels = std::max(seen_labels, label + 1);
       labels.push_back(label);
       if (p == end || *p == ' ' || *p == '\t') return std::nullopt;
@@ -142,6 +149,7 @@ class RangeParser {
         return LineError{"feature id " + std::to_string(id) + " out of range (D = " +
                          std::to_string(max_features_) + ")"};
       }
+      if (id >= kMaxDimension) return TooLarge("feature", id);
       if (nnz_ >= capacity) return LineError{"more features than ':' separators"};
       seen_features = std::max(seen_features, id + 1);
       out_.feature_ids[nnz_] = id;
@@ -169,6 +177,11 @@ class RangeParser {
     auto it = std::adjacent_find(scratch_.begin(), scratch_.end());
     if (it == scratch_.end()) return std::nullopt;
     return *it;
+  }
+
+  static LineError TooLarge(const char* what, uint32_t id) {
+    return LineError{std::string(what) + " id " + std::to_string(id) + " is too large (ids must be below " +
+                     std::to_string(kMaxDimension) + ")"};
   }
 
   static LineError Unexpected(const char* p, const char* end, const std::string& expected) {
@@ -231,12 +244,18 @@ void CheckDimensions(const InputFile& file, uint64_t header_rows, uint64_t rows)
 
 Dataset ReadSparseText(const std::string& path, const SparseReadOptions& options) {
   InputFile file(path);
+  return ReadSparseText(file, options);
+}
+
+Dataset ReadSparseText(const InputFile& file, const SparseReadOptions& options) {
+  const std::string& path = file.path();
   if (file.size() == 0) throw DataError(path, 0, "empty file");
   SparseReadOptions opt = options;
-  uint64_t data_begin = 0;
+  uint64_t data_begin = Utf8BomLength(file);
+  if (data_begin == file.size()) throw DataError(path, 0, "empty file (only a byte-order mark)");
   std::optional<uint64_t> header_rows;
   if (opt.has_header) {
-    Header h = ReadHeader(file);
+    Header h = ReadHeader(file, data_begin);
     if (h.features == 0 || h.labels == 0) throw DataError(path, 1, "header has D = 0 or L = 0");
     opt.num_features = h.features;
     opt.num_labels = h.labels;

@@ -16,6 +16,10 @@ struct SparseReadOptions {
 // Extreme Classification Repository format: header "N D L", then one row per line,
 // "l1,l2,... f:v f:v ...", ids 0-based. With has_header = false, the multi-label libsvm
 // variant. Duplicate feature or label ids within a row are errors. Throws DataError.
+// D and L (from the header, or max id + 1) are at most kMaxDimension. A UTF-8 byte-order
+// mark at the start is skipped.
 Dataset ReadSparseText(const std::string& path, const SparseReadOptions& options);
+class InputFile;
+Dataset ReadSparseText(const InputFile& file, const SparseReadOptions& options);
 
 }  // namespace sparsebench

@@ -1,6 +1,9 @@
 #include "engine/dwta_hash.h"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "datasets/random.h"
@@ -37,23 +40,27 @@ DwtaHash::DwtaHash(const HashParams& params)
   for (uint32_t b = 0; b < bins; ++b) probes_[b] = rng.Below(bins);
 }
 
-void DwtaHash::Hash(std::span<const float> x, std::span<uint32_t> codes,
-                    HashScratch& scratch) const {
+// Scratch layout: floats = best | gap (best - runner-up) per bin; ints = winner | runner-up |
+// nonzero per bin.
+void DwtaHash::Winners(std::span<const float> x, HashScratch& scratch) const {
   const uint32_t bins = params_.k * params_.tables;
   const uint32_t size = params_.bin_size;
-  constexpr uint32_t kEmpty = ~0u;
-  scratch.floats.resize(bins);
-  scratch.ints.resize(2 * size_t{bins});
+  scratch.floats.resize(2 * size_t{bins});
+  scratch.ints.resize(3 * size_t{bins});
   float* best = scratch.floats.data();
+  float* second = best + bins;
   uint32_t* winner = scratch.ints.data();
-  uint32_t* nonzero = winner + bins;
+  uint32_t* runner = winner + bins;
+  uint32_t* nonzero = runner + bins;
   const float* v = x.data();
   // Slot-major positions let the compiler vectorise across bins (with gathers).
   const uint32_t* first = positions_.data();
 #pragma omp simd
   for (uint32_t b = 0; b < bins; ++b) {
     best[b] = v[first[b]];
+    second[b] = -INFINITY;
     winner[b] = 0;
+    runner[b] = 0;
     nonzero[b] = best[b] != 0.0f;
   }
   for (uint32_t j = 1; j < size; ++j) {
@@ -62,11 +69,17 @@ void DwtaHash::Hash(std::span<const float> x, std::span<uint32_t> codes,
     for (uint32_t b = 0; b < bins; ++b) {
       const float value = v[pos[b]];
       const bool better = value > best[b];
+      const bool runner_up = !better && value > second[b];
+      second[b] = better ? best[b] : runner_up ? value : second[b];
+      runner[b] = better ? winner[b] : runner_up ? j : runner[b];
       best[b] = better ? value : best[b];
       winner[b] = better ? j : winner[b];
       nonzero[b] |= value != 0.0f;
     }
   }
+#pragma omp simd
+  for (uint32_t b = 0; b < bins; ++b) second[b] = best[b] - second[b];
+  constexpr uint32_t kEmpty = ~0u;
   uint32_t empty = 0;
   for (uint32_t b = 0; b < bins; ++b) {
     if (!nonzero[b]) winner[b] = kEmpty, ++empty;
@@ -78,11 +91,105 @@ void DwtaHash::Hash(std::span<const float> x, std::span<uint32_t> codes,
       probe = static_cast<uint32_t>(Mix64(probe + uint64_t{attempt} * bins) % bins);
     }
     winner[b] = winner[probe] == kEmpty ? 0 : winner[probe];
+    runner[b] = winner[b];
+    second[b] = INFINITY;  // a borrowed winner is not probed
   }
+}
+
+void DwtaHash::Hash(std::span<const float> x, std::span<uint32_t> codes, HashScratch& scratch) const {
+  Winners(x, scratch);
+  const uint32_t* winner = scratch.ints.data();
   for (uint32_t t = 0; t < params_.tables; ++t) {
     uint32_t code = 0;
     for (uint32_t k = 0; k < params_.k; ++k) code = (code << bits_per_hash_) | winner[t * params_.k + k];
     codes[t] = code;
+  }
+}
+
+// Probe p of a table swaps the winner of its bin with the p-th smallest gap for the runner-up.
+void DwtaHash::HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
+                          HashScratch& scratch) const {
+  Winners(x, scratch);
+  const uint32_t bins = params_.k * params_.tables, k = params_.k;
+  const uint32_t* winner = scratch.ints.data();
+  const uint32_t* runner = winner + bins;
+  const float* gap = scratch.floats.data() + bins;
+  uint32_t order[32];
+  for (uint32_t t = 0; t < params_.tables; ++t) {
+    uint32_t code = 0;
+    for (uint32_t i = 0; i < k; ++i) code = (code << bits_per_hash_) | winner[t * k + i];
+    uint32_t* out = codes.data() + size_t{t} * (probes + 1);
+    out[0] = code;
+    for (uint32_t i = 0; i < k; ++i) order[i] = i;
+    std::sort(order, order + k, [&](uint32_t a, uint32_t b) { return gap[t * k + a] < gap[t * k + b]; });
+    for (uint32_t p = 1; p <= probes; ++p) {
+      const uint32_t i = order[(p - 1) % k];
+      const uint32_t shift = bits_per_hash_ * (k - 1 - i);
+      out[p] = (code & ~(((1u << bits_per_hash_) - 1) << shift)) | (runner[t * k + i] << shift);
+    }
+  }
+}
+
+void DwtaHash::HashRows(const float* rows, uint32_t count, size_t stride, uint32_t* codes,
+                        size_t codes_stride, HashScratch& scratch) const {
+  for (uint32_t first = 0; first < count; first += kBlock) {
+    HashBlock(rows + first * stride, std::min(kBlock, count - first), stride, codes + first, codes_stride, scratch);
+  }
+}
+
+// Weight rows: the transposed block (dim x kBlock) lets every bin's winner-take-all run as
+// vector compares across the block's rows, with no gathers. A row with an all-zero bin needs
+// the densification probes and takes the one-row path.
+void DwtaHash::HashBlock(const float* rows, uint32_t count, size_t stride, uint32_t* codes,
+                         size_t codes_stride, HashScratch& scratch) const {
+  const uint32_t bins = params_.k * params_.tables, dim = params_.dim, size = params_.bin_size;
+  scratch.floats.assign(size_t{dim} * kBlock, 0.0f);
+  float* columns = scratch.floats.data();
+  for (uint32_t r = 0; r < count; ++r) {
+    const float* row = rows + r * stride;
+    for (uint32_t c = 0; c < dim; ++c) columns[c * kBlock + r] = row[c];
+  }
+  scratch.ints.resize(size_t{bins} * kBlock);
+  uint32_t* winners = scratch.ints.data();
+  // One vector of the compiler's own (16 lanes: the block's rows) per quantity; the compiler
+  // maps it onto the target's SIMD registers.
+  using Floats = float __attribute__((vector_size(4 * kBlock)));
+  using Ints = int32_t __attribute__((vector_size(4 * kBlock)));
+  auto load = [&](uint32_t position) {
+    Floats x;
+    std::memcpy(&x, columns + size_t{position} * kBlock, sizeof x);
+    return x;
+  };
+  Ints empty = {};
+  for (uint32_t b = 0; b < bins; ++b) {
+    Floats best = load(positions_[b]);
+    Ints win = {}, nonzero = best != 0.0f;
+    for (uint32_t j = 1; j < size; ++j) {
+      const Floats x = load(positions_[size_t{j} * bins + b]);
+      const Ints better = x > best;
+      win = better ? static_cast<int32_t>(j) + Ints{} : win;
+      best = better ? x : best;
+      nonzero |= x != 0.0f;
+    }
+    std::memcpy(winners + size_t{b} * kBlock, &win, sizeof win);
+    empty |= nonzero == 0;
+  }
+  for (uint32_t t = 0; t < params_.tables; ++t) {
+    uint32_t code[kBlock] = {};
+    for (uint32_t k = 0; k < params_.k; ++k) {
+      const uint32_t* w = winners + size_t{t * params_.k + k} * kBlock;
+#pragma omp simd
+      for (uint32_t r = 0; r < kBlock; ++r) code[r] = (code[r] << bits_per_hash_) | w[r];
+    }
+    for (uint32_t r = 0; r < count; ++r) codes[t * codes_stride + r] = code[r];
+  }
+  std::vector<uint32_t> row_codes;
+  for (uint32_t r = 0; r < count; ++r) {
+    if (empty[r] == 0) continue;
+    row_codes.resize(params_.tables);
+    HashScratch one;
+    Hash(std::span(rows + r * stride, dim), row_codes, one);
+    for (uint32_t t = 0; t < params_.tables; ++t) codes[t * codes_stride + r] = row_codes[t];
   }
 }
 

@@ -14,8 +14,13 @@ class DwtaHash : public HashFamily {
   explicit DwtaHash(const HashParams& params);
   uint32_t tables() const override { return params_.tables; }
   uint32_t dim() const override { return params_.dim; }
+  uint32_t code_bits() const override { return params_.k * bits_per_hash_; }
   void Hash(std::span<const float> x, std::span<uint32_t> codes,
             HashScratch& scratch) const override;
+  void HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
+                  HashScratch& scratch) const override;
+  void HashRows(const float* rows, uint32_t count, size_t stride, uint32_t* codes, size_t codes_stride,
+                HashScratch& scratch) const override;
   std::string Describe() const override;
 
  private:
@@ -23,6 +28,13 @@ class DwtaHash : public HashFamily {
   uint32_t bits_per_hash_;
   std::vector<uint32_t> positions_;  // bin_size x bins coordinates (slot-major)
   std::vector<uint32_t> probes_;     // per bin, the first bin tried when it is empty
+
+  // A block of rows transposed, so one winner-take-all runs across all of them at once.
+  static constexpr uint32_t kBlock = 16;
+  // Winner and runner-up of every bin for one vector; false for bins with no nonzero value.
+  void Winners(std::span<const float> x, HashScratch& scratch) const;
+  void HashBlock(const float* rows, uint32_t count, size_t stride, uint32_t* codes, size_t codes_stride,
+                 HashScratch& scratch) const;
 };
 
 }  // namespace sparsebench

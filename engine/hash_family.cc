@@ -1,14 +1,40 @@
 #include "engine/hash_family.h"
 
+#include <string>
+#include <vector>
+
 #include "engine/dwta_hash.h"
 #include "engine/engine_error.h"
 #include "engine/srp_hash.h"
 
 namespace sparsebench {
 
+void HashFamily::HashRows(const float* rows, uint32_t count, size_t stride, uint32_t* codes,
+                          size_t codes_stride, HashScratch& scratch) const {
+  std::vector<uint32_t> row_codes(tables());
+  for (uint32_t r = 0; r < count; ++r) {
+    Hash(std::span(rows + r * stride, dim()), row_codes, scratch);
+    for (uint32_t t = 0; t < tables(); ++t) codes[t * codes_stride + r] = row_codes[t];
+  }
+}
+
+void HashFamily::HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
+                            HashScratch& scratch) const {
+  std::vector<uint32_t> own(tables());
+  Hash(x, own, scratch);
+  for (uint32_t t = 0; t < tables(); ++t) {
+    for (uint32_t p = 0; p <= probes; ++p) codes[t * (probes + 1) + p] = own[t];
+  }
+}
+
 std::unique_ptr<HashFamily> MakeHashFamily(const HashParams& params) {
   if (params.dim == 0 || params.tables == 0 || params.k == 0) {
     throw ConfigError("hash: dim, k and l must be positive");
+  }
+  // The largest family stores k x l x dim numbers (SRP's projections); cap that at 2^26.
+  if (uint64_t{params.k} * params.tables * params.dim > kMaxHashCoefficients) {
+    throw ConfigError("hash: k x l x dim = " + std::to_string(params.k) + " x " + std::to_string(params.tables) +
+                      " x " + std::to_string(params.dim) + " is more than " + std::to_string(kMaxHashCoefficients));
   }
   if (params.family == "dwta") return std::make_unique<DwtaHash>(params);
   if (params.family == "srp") return std::make_unique<SrpHash>(params);

@@ -1,24 +1,26 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
+#include <optional>
 #include <string>
-#include <string_view>
+#include <vector>
 
 #include "datasets/dataset.h"
-#include "engine/metrics.h"
+#include "datasets/metrics.h"
 
 namespace sparsebench {
 
+// How a learner trains. Zero means "the engine's own default", which the learner resolves
+// and reports back through Learner::settings().
 struct TrainOptions {
-  uint32_t batch = 256;
-  float lr = 1e-3f;
+  uint32_t batch = 0;
+  float lr = 0;
+  uint32_t epochs = 0;
   int threads = 1;
   uint64_t seed = 1;
-  bool lr_from_user = false;  // engines with their own default learning rate keep it otherwise
-  uint32_t passes = 0;        // > 0: the user's pass count, for engines that run their own
 };
 
 struct DataShape {
@@ -26,42 +28,66 @@ struct DataShape {
   uint32_t labels = 0;
 };
 
-struct EpochReport {
-  uint64_t samples = 0;
-  double seconds = 0;    // training only; the hook's time is excluded
-  double mean_loss = 0;
-  std::map<std::string, double> details;  // engine-specific figures (phases, active set size)
+// The resolved training settings of a learner, as results.csv prints them.
+struct TrainSettings {
+  uint32_t batch = 0;
+  double lr = 0;
+  uint32_t epochs = 0;    // passes over the data (for early-stopping engines: the most it may run)
+  std::string optimizer;  // the update rule, e.g. "adam (lazy: touched rows only)"
 };
 
-// Called after every `interval` batches with (batches done, training seconds so far in
-// this epoch); whatever it does (evaluation, progress) is not counted as training time.
-struct BatchHook {
-  uint64_t interval = 0;  // 0 = never
-  std::function<void(uint64_t batches, double train_seconds)> call;
+// Where training stands when a learner pauses for the harness.
+struct Progress {
+  double epoch = 0;         // passes done, fractional; never decreases within one Train call
+  uint64_t samples = 0;     // training samples processed so far in this Train call
+  double mean_loss = NAN;   // over the samples since the previous pause, when the engine knows it
+  bool epoch_end = false;   // the pause ends an epoch (its details are complete)
+  std::map<std::string, double> details;  // engine figures of the epoch that just ended
 };
 
-// What every engine offers the harness: our sparse engine and each dense baseline.
+// The harness owns the training clock: it stops its clock while `pause` runs (evaluations,
+// progress lines) and starts it again when it returns. A learner calls `pause` about
+// `per_epoch` times per epoch, evenly spaced, the last one at the end of each epoch (with
+// per_epoch = 0, only at the end of each epoch).
+struct PausePlan {
+  uint32_t per_epoch = 0;
+  std::function<void(const Progress&)> pause;
+  void operator()(const Progress& p) const {
+    if (pause) pause(p);
+  }
+};
+
+// What every engine offers the harness: our sparse engine and each dense baseline. The
+// harness asks every learner the same questions and times them with one clock.
 class Learner {
  public:
   virtual ~Learner() = default;
-  // The canonical spec string: the engine's identity in results.
+  // The canonical spec string: the engine's identity in results (data-dependent choices are
+  // resolved once Train has started).
   virtual std::string spec() const = 0;
-  virtual EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) = 0;
-  // Top-k over all outputs (exact), k >= 5.
+  virtual TrainSettings settings() const = 0;
+  // Called once, off the clock, between construction and Train, with the training data as
+  // loaded: an engine that reads its own input format (fastText's text file) converts the data
+  // into it here, as its users would have it on disk already. Most engines need nothing.
+  virtual void Stage(const Dataset& train) {}
+  // Trains settings().epochs passes over `train` (engines that can go on training continue
+  // from where they are; fastText starts over). Everything the engine needs to train happens
+  // inside this call: featurizing text, building dictionaries and hash tables.
+  virtual void Train(const Dataset& train, const PausePlan& plan) = 0;
+  // Top-k over all outputs (exact) for every row, k >= 5.
   virtual TopK Predict(const Dataset& data, uint32_t k) const = 0;
-  // One row on the calling thread, as a service answers a request (latency). The default
-  // goes through Predict; false from measures_latency() means one row cannot be timed.
-  virtual TopK PredictOne(const SparseRow& row, uint32_t k) const;
-  virtual bool measures_latency() const { return true; }
-  // Engines that featurize raw text themselves (Dataset::text) answer a request's text.
-  virtual bool reads_text() const { return false; }
-  virtual TopK PredictText(std::string_view text, uint32_t k) const;
+  // Row `row` of `data` on the calling thread, as a service answers one request: from its
+  // raw text for engines that read text, else from its features.
+  virtual TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const = 0;
+  // Engines that compute a subset of their outputs: the neurons they would compute for each
+  // row (no labels forced). nullopt: every output, always.
+  virtual std::optional<std::vector<std::vector<uint32_t>>> ActiveSets(const Dataset& rows) const {
+    return std::nullopt;
+  }
   virtual void Save(const std::string& path) const = 0;
   virtual size_t model_bytes() const = 0;
   // Free-form facts for the result's context (BLAS backend, thread settings, ...).
   virtual std::map<std::string, std::string> context() const { return {}; }
-  // True for engines that make all their passes in one TrainEpoch call (fastText's -epoch).
-  virtual bool runs_own_epochs() const { return false; }
 };
 
 }  // namespace sparsebench

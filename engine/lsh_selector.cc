@@ -1,11 +1,13 @@
-// Active neurons from locality-sensitive hash tables over the layer's weight rows.
+// Active neurons from locality-sensitive hash tables over the layer's weight rows, mixed with
+// uniform random ones.
 #include <omp.h>
 
 #include <algorithm>
-#include <bit>
+#include <cmath>
 
 #include "engine/lsh_tables.h"
 #include "engine/selectors.h"
+#include "engine/vector_ops.h"
 
 namespace sparsebench {
 namespace {
@@ -13,27 +15,24 @@ namespace {
 class LshSelector : public NeuronSelector {
  public:
   LshSelector(const SelectorParams& params, uint32_t rows)
-      : params_(params), rows_(rows), family_(MakeHashFamily(params.hash)) {
-    if (params_.range_bits == 0) {
-      params_.range_bits = std::clamp<uint32_t>(std::bit_width(std::max(rows / 4, 1u)), 4, 24);
-    }
-  }
+      : params_(params), rows_(rows), family_(MakeHashFamily(params.hash)) {}
 
   void Rebuild(const float* weights, uint32_t rows, uint32_t dim, int threads) override {
     const uint32_t tables = family_->tables();
-    std::vector<uint32_t>& codes = codes_;  // kept between rebuilds: no page faults
-    codes.resize(size_t{rows} * tables);
+    codes_.resize(size_t{rows} * tables);  // kept between rebuilds: no page faults
+    constexpr uint32_t kChunk = 256;
+    const auto chunks = static_cast<int64_t>((rows + kChunk - 1) / kChunk);
 #pragma omp parallel num_threads(threads)
     {
       HashScratch scratch;
-      std::vector<uint32_t> row_codes(tables);
 #pragma omp for schedule(static)
-      for (uint32_t r = 0; r < rows; ++r) {
-        family_->Hash(std::span(weights + size_t{r} * dim, dim), row_codes, scratch);
-        for (uint32_t t = 0; t < tables; ++t) codes[size_t{t} * rows + r] = row_codes[t];
+      for (int64_t c = 0; c < chunks; ++c) {
+        const uint32_t first = static_cast<uint32_t>(c) * kChunk;
+        family_->HashRows(weights + size_t{first} * dim, std::min(kChunk, rows - first), dim,
+                          codes_.data() + first, rows, scratch);
       }
     }
-    tables_.Build(codes, rows, tables, params_.range_bits, params_.capacity,
+    tables_.Build(codes_, rows, tables, family_->code_bits(), params_.range_bits, params_.capacity,
                   MixSeed(params_.hash.seed, ++builds_), threads);
   }
 
@@ -42,18 +41,25 @@ class LshSelector : public NeuronSelector {
     family_ = MakeHashFamily(params_.hash);
   }
 
+  // The forced ids, then the tables' share of the remaining places, then random neurons.
   void Select(std::span<const float> input, std::span<const uint32_t> forced, uint32_t target,
               SelectorScratch& scratch, Rng& rng, std::vector<uint32_t>& active) const override {
-    const uint32_t stamp = scratch.BeginWith(rows_, forced, active);
-    const uint32_t tables = family_->tables();
-    scratch.codes.resize(tables);
-    family_->Hash(input, scratch.codes, scratch.hash);
-    if (params_.top_frequency) {
-      SelectMostFrequent(target, stamp, scratch, active);
-    } else {
-      SelectFirstFound(target, stamp, scratch, rng, active);
+    scratch.BeginWith(rows_, forced, active);
+    const size_t open = target > active.size() ? target - active.size() : 0;
+    const double share = scratch.inference ? 1.0 : params_.lsh_share;
+    const auto from_tables = static_cast<size_t>(std::ceil(share * static_cast<double>(open)));
+    if (tables_.tables() > 0 && from_tables > 0) {
+      scratch.codes.resize(size_t{family_->tables()} * (params_.probes + 1));
+      family_->HashProbes(input, params_.probes, scratch.codes, scratch.hash);
+      FetchBuckets(scratch);
+      if (params_.top_frequency) {
+        SelectMostFrequent(active.size() + from_tables, scratch, active);
+      } else {
+        SelectFirstFound(active.size() + from_tables, scratch, rng, active);
+      }
     }
-    if (params_.pad_random) PadWithRandom(rows_, target, stamp, scratch, rng, active);
+    if (params_.pad_random || share < 1.0 || scratch.inference) PadWithRandom(rows_, target, scratch, rng, active);
+    scratch.End(active);
   }
 
   std::string Describe() const override {
@@ -64,44 +70,67 @@ class LshSelector : public NeuronSelector {
   size_t bytes() const override { return tables_.bytes() + codes_.size() * sizeof(uint32_t); }
 
  private:
+  // The query's bucket in every table, fetched ahead: each is a cache miss, and taken one
+  // after another they would cost a memory round trip apiece.
+  void FetchBuckets(SelectorScratch& scratch) const {
+    const uint32_t per_table = params_.probes + 1;
+    const size_t count = scratch.codes.size();
+    scratch.buckets.resize(count);
+    for (size_t i = 0; i < count; ++i) tables_.PrefetchBucketStart(static_cast<uint32_t>(i / per_table), scratch.codes[i]);
+    for (size_t i = 0; i < count; ++i) {
+      scratch.buckets[i] = tables_.Bucket(static_cast<uint32_t>(i / per_table), scratch.codes[i]);
+      __builtin_prefetch(scratch.buckets[i].data());
+    }
+  }
+
   // Union of the buckets, tables visited from a random start so no table is favoured.
-  void SelectFirstFound(uint32_t target, uint32_t stamp, SelectorScratch& scratch, Rng& rng,
+  void SelectFirstFound(size_t target, SelectorScratch& scratch, Rng& rng,
                         std::vector<uint32_t>& active) const {
-    const uint32_t tables = tables_.tables();
-    const uint32_t start = rng.Below(tables);
-    for (uint32_t i = 0; i < tables && active.size() < target; ++i) {
-      const uint32_t t = (start + i) % tables;
-      for (uint32_t id : tables_.Bucket(t, scratch.codes[t])) {
-        if (scratch.stamp[id] == stamp) continue;
-        scratch.stamp[id] = stamp;
+    const auto buckets = static_cast<uint32_t>(scratch.buckets.size());
+    const uint32_t start = rng.Below(buckets);
+    for (uint32_t i = 0; i < buckets && active.size() < target; ++i) {
+      for (uint32_t id : scratch.buckets[(start + i) % buckets]) {
+        if (scratch.Has(id)) continue;
+        scratch.Mark(id);
         active.push_back(id);
         if (active.size() >= target) break;
       }
     }
   }
 
-  // Counts how many tables return each neuron and keeps the most frequent ones.
-  void SelectMostFrequent(uint32_t target, uint32_t stamp, SelectorScratch& scratch,
-                          std::vector<uint32_t>& active) const {
-    const size_t forced = active.size();
-    scratch.counts.resize(rows_);
-    for (uint32_t t = 0; t < tables_.tables(); ++t) {
-      for (uint32_t id : tables_.Bucket(t, scratch.codes[t])) {
-        if (scratch.stamp[id] != stamp) {
-          scratch.stamp[id] = stamp;
-          scratch.counts[id] = 0;
-          active.push_back(id);
-        }
-        ++scratch.counts[id];
+  // Counts how many probed buckets return each neuron and keeps the most frequent ones (ties:
+  // the first found), marking them.
+  void SelectMostFrequent(size_t target, SelectorScratch& scratch, std::vector<uint32_t>& active) const {
+    size_t returned = 0;
+    for (std::span<const uint32_t> bucket : scratch.buckets) returned += bucket.size();
+    scratch.ClearCounts(returned);
+    for (std::span<const uint32_t> bucket : scratch.buckets) {
+      for (uint32_t id : bucket) {
+        if (!scratch.Has(id)) scratch.Count(id);
       }
     }
-    if (active.size() <= target) return;
-    auto first = active.begin() + static_cast<std::ptrdiff_t>(forced);
-    const auto keep = static_cast<std::ptrdiff_t>(target > forced ? target - forced : 0);
-    std::nth_element(first, first + keep, active.end(), [&](uint32_t a, uint32_t b) {
-      return scratch.counts[a] != scratch.counts[b] ? scratch.counts[a] > scratch.counts[b] : a < b;
-    });
-    active.resize(forced + static_cast<size_t>(keep));
+    const std::vector<uint32_t>& found = scratch.found;
+    const size_t need = target > active.size() ? target - active.size() : 0;
+    if (found.size() <= need) {
+      for (uint32_t id : found) scratch.Mark(id), active.push_back(id);
+      return;
+    }
+    const auto most = static_cast<uint32_t>(scratch.buckets.size());
+    std::vector<uint32_t>& histogram = scratch.histogram;
+    histogram.assign(most + 2, 0);
+    for (uint32_t id : found) ++histogram[scratch.CountOf(id)];
+    size_t above = 0;
+    uint32_t threshold = most;  // take every neuron counted more often, and some counted this often
+    for (; threshold > 1 && above + histogram[threshold] < need; --threshold) above += histogram[threshold];
+    size_t at_threshold = need - above;
+    for (uint32_t id : found) {
+      const uint32_t c = scratch.CountOf(id);
+      if (c > threshold || (c == threshold && at_threshold > 0)) {
+        at_threshold -= c == threshold;
+        scratch.Mark(id);
+        active.push_back(id);
+      }
+    }
   }
 
   SelectorParams params_;

@@ -1,14 +1,38 @@
 #include "engine/network.h"
 
 #include <algorithm>
+#include <string>
 
 #include "datasets/random.h"
+#include "engine/engine_error.h"
+#include "engine/memory_limit.h"
 #include "engine/vector_ops.h"
 
 namespace sparsebench {
 
+uint64_t NetworkBytes(const NetworkShape& s) {
+  const uint64_t h = s.hidden_dim;
+  return (uint64_t{s.input_dim} * h + h + uint64_t{s.output_dim} * h + s.output_dim) * 3 * sizeof(float);
+}
+
+void CheckNetworkFits(const NetworkShape& s) {
+  if (s.hidden_dim == 0) throw ConfigError("the network has no hidden units");
+  CheckFitsInMemory(NetworkBytes(s), "a network of " + std::to_string(s.input_dim) + " inputs, " +
+                                         std::to_string(s.hidden_dim) + " hidden units and " +
+                                         std::to_string(s.output_dim) + " outputs (weights and Adam moments)");
+}
+
+namespace {
+
+const NetworkShape& Checked(const NetworkShape& s) {
+  CheckNetworkFits(s);
+  return s;
+}
+
+}  // namespace
+
 Network::Network(const NetworkShape& s, uint64_t seed)
-    : shape(s), input(s.input_dim, s.hidden_dim, s.hidden_dim), output(s.output_dim, s.hidden_dim, s.output_dim) {
+    : shape(Checked(s)), input(s.input_dim, s.hidden_dim, s.hidden_dim), output(s.output_dim, s.hidden_dim, s.output_dim) {
   input.Initialize(MixSeed(seed, 1), s.input_dim, s.hidden_dim);
   output.Initialize(MixSeed(seed, 2), s.hidden_dim, s.output_dim);
 }
@@ -26,8 +50,5 @@ void Network::Hidden(std::span<const uint32_t> features, std::span<const float> 
   for (uint32_t j = 0; j < h; ++j) hidden[j] = std::max(hidden[j], 0.0f);
 }
 
-float Network::Logit(uint32_t neuron, const float* hidden) const {
-  return Dot(output.row(neuron), hidden, shape.hidden_dim) + output.bias[neuron];
-}
 
 }  // namespace sparsebench

@@ -7,6 +7,7 @@
 #include "datasets/dataset.h"
 #include "engine/neuron_selector.h"
 #include "engine/parameters.h"
+#include "engine/vector_ops.h"
 
 namespace sparsebench {
 
@@ -16,6 +17,11 @@ struct NetworkShape {
   uint32_t output_dim = 0;
 };
 
+// Bytes of a network's weights, biases and their Adam moments.
+uint64_t NetworkBytes(const NetworkShape& shape);
+// ConfigError when hidden_dim is 0 or NetworkBytes exceeds the physical memory.
+void CheckNetworkFits(const NetworkShape& shape);
+
 // Sparse input -> dense hidden layer (ReLU) -> output layer (softmax) whose active neurons
 // are chosen per input by a NeuronSelector. Weights are shared by all threads.
 struct Network {
@@ -24,11 +30,15 @@ struct Network {
   Parameters output;  // rows and bias: output neurons
 
   Network() = default;
+  // ConfigError, before allocating, when the weights and Adam moments would not fit in
+  // this machine's memory (CheckNetworkFits).
   Network(const NetworkShape& shape, uint64_t seed);
   size_t bytes() const { return input.bytes() + output.bytes(); }
   // hidden = ReLU(input.bias + sum_f value_f * input.row(f)).
   void Hidden(std::span<const uint32_t> features, std::span<const float> values, float* hidden) const;
-  float Logit(uint32_t neuron, const float* hidden) const;
+  float Logit(uint32_t neuron, const float* hidden) const {
+    return Dot(output.row(neuron), hidden, shape.hidden_dim) + output.bias[neuron];
+  }
 };
 
 }  // namespace sparsebench

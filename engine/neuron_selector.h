@@ -12,26 +12,41 @@
 namespace sparsebench {
 
 struct SelectorParams {
+  static constexpr uint32_t kAutoProbes = ~0u;
   std::string kind = "lsh";        // lsh or random
   HashParams hash;                 // for lsh
-  uint32_t range_bits = 0;         // buckets per table = 2^range_bits; 0 picks rows / 4
+  uint32_t range_bits = 0;         // 2^range_bits buckets per table; 0: as many as codes
   uint32_t capacity = 64;          // bucket capacity (reservoir)
   bool top_frequency = false;      // keep the neurons found in most tables, not the first found
   bool pad_random = false;         // fill a short active set with random neurons up to target
+  double lsh_share = 1.0;          // share of the unforced places the tables fill; random the rest
+  uint32_t probes = 0;             // extra buckets queried per table (multi-probe)
 };
 
-// Per-thread state for Select: membership stamps sized by the layer, reused across calls.
+// Per-thread state for Select, reused across calls: a membership bitmap over the layer's
+// neurons (an eighth of a byte each, so it stays in cache even at millions of neurons; all
+// clear between selections) and a small open-addressing map that counts how often the
+// tables return a neuron.
 struct SelectorScratch {
-  std::vector<uint32_t> stamp;
-  uint32_t epoch = 0;
-  std::vector<uint32_t> codes;
-  std::vector<uint32_t> counts;
+  std::vector<uint64_t> member;
+  std::vector<uint32_t> slot_id, slot_count, used_slots;  // the counting map
+  std::vector<uint32_t> codes, found, histogram;
+  std::vector<std::span<const uint32_t>> buckets;
   HashScratch hash;
+  // Inference: the tables fill every open place (random neurons explore during training
+  // only, and only pad what the tables miss here).
+  bool inference = false;
 
-  // Starts a new selection over `rows` neurons; returns the stamp that marks members.
-  uint32_t Begin(uint32_t rows);
-  // Begin, then active = the forced ids, stamped.
-  uint32_t BeginWith(uint32_t rows, std::span<const uint32_t> forced, std::vector<uint32_t>& active);
+  // Starts a selection over `rows` neurons with active = the forced ids, marked as members.
+  void BeginWith(uint32_t rows, std::span<const uint32_t> forced, std::vector<uint32_t>& active);
+  // Clears the marks of the active set: the end of a selection.
+  void End(std::span<const uint32_t> active);
+  bool Has(uint32_t id) const { return (member[id >> 6] >> (id & 63)) & 1; }
+  void Mark(uint32_t id) { member[id >> 6] |= uint64_t{1} << (id & 63); }
+  // Counts one more sighting of `id`; its first sighting appends it to `found`.
+  void Count(uint32_t id);
+  uint32_t CountOf(uint32_t id) const;
+  void ClearCounts(size_t capacity_hint);
 };
 
 // Chooses the active neurons of a sparse layer for one input.

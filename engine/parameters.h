@@ -6,13 +6,17 @@
 
 namespace sparsebench {
 
+using Bf16Vector = std::vector<uint16_t, AlignedAllocator<uint16_t>>;
+
 // A weight matrix stored as `rows` rows of `dim` floats, a bias vector, and Adam's first and
 // second moments for both. The input layer has one row per input feature and a bias per
-// hidden unit; the output layer one row and one bias per output neuron.
+// hidden unit; the output layer one row and one bias per output neuron. The weights' moments
+// are fp32 (m, v) or, to halve the bytes an update moves, bf16 (m16, v16; rounded to nearest).
 struct Parameters {
   uint32_t rows = 0;
   uint32_t dim = 0;
   FloatVector w, m, v;
+  Bf16Vector m16, v16;
   FloatVector bias, bias_m, bias_v;
 
   Parameters() = default;
@@ -22,6 +26,9 @@ struct Parameters {
   size_t bytes() const;
   // Zero moments (sized to the weights), e.g. after loading weights from a file.
   void ResetOptimizer();
+  // Keeps the weights' moments in bf16 from now on (zeroed).
+  void UseBf16Moments();
+  bool bf16_moments() const { return !m16.empty(); }
   // Glorot-normal weights from a seed, zero biases and moments.
   void Initialize(uint64_t seed, double fan_in, double fan_out);
 };
@@ -41,6 +48,7 @@ struct AdamStep {
   float beta1, beta2, epsilon;
   AdamStep(const AdamConfig& config, uint64_t step);
   void Apply(const float* grad, float* w, float* m, float* v, size_t n) const;
+  void Apply(const float* grad, float* w, uint16_t* m, uint16_t* v, size_t n) const;
 };
 
 }  // namespace sparsebench

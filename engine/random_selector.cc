@@ -11,8 +11,9 @@ class RandomSelector : public NeuronSelector {
   void Rehash(uint64_t) override {}
   void Select(std::span<const float>, std::span<const uint32_t> forced, uint32_t target,
               SelectorScratch& scratch, Rng& rng, std::vector<uint32_t>& active) const override {
-    const uint32_t stamp = scratch.BeginWith(rows_, forced, active);
-    PadWithRandom(rows_, target, stamp, scratch, rng, active);
+    scratch.BeginWith(rows_, forced, active);
+    PadWithRandom(rows_, target, scratch, rng, active);
+    scratch.End(active);
   }
   std::string Describe() const override { return "random"; }
   size_t bytes() const override { return 0; }

@@ -17,10 +17,11 @@ struct Contribution {
 
 // Groups a batch's contributions by row (a stable counting sort, so sums run in sample
 // order whatever the thread count) and applies Adam to the rows that received gradient
-// only: a batch costs what its active neurons cost, not the layer's width.
+// only: a batch costs what its active neurons cost, not the layer's width. Rows are visited
+// in ascending order, so the weights and moments stream through memory in one direction.
 class RowGradients {
  public:
-  explicit RowGradients(uint32_t rows) : stamp_(rows, 0), slot_of_row_(rows, 0) {}
+  explicit RowGradients(uint32_t rows) : count_(rows, 0), start_(rows, 0) {}
 
   void Group(std::span<const std::vector<Contribution>* const> per_thread);
   size_t unique_rows() const { return rows_.size(); }
@@ -35,11 +36,12 @@ class RowGradients {
     uint32_t slot;
     float coeff;
   };
-  std::vector<uint32_t> stamp_;
-  std::vector<uint32_t> slot_of_row_;
-  uint32_t batch_ = 0;
-  std::vector<uint32_t> rows_;     // unique rows in first-seen order
-  std::vector<uint32_t> offsets_;  // per unique row, into entries_
+  void SortRows();
+
+  std::vector<uint32_t> count_;    // per row: contributions this batch (zero between batches)
+  std::vector<uint32_t> start_;    // per row: where its entries go while grouping
+  std::vector<uint32_t> rows_;     // rows with gradient, ascending
+  std::vector<uint32_t> offsets_;  // per row of rows_, into entries_
   std::vector<Entry> entries_;
 };
 

@@ -8,6 +8,9 @@
 namespace sparsebench {
 namespace {
 
+constexpr size_t kBlock = 16;  // neurons whose rows sit in L1 together
+constexpr size_t kAhead = 8;   // rows are random: fetch this many ahead of the dot products
+
 bool IsLabel(const SparseRow& sample, std::span<const uint32_t> active, size_t a, bool labels_first) {
   if (labels_first) return a < sample.labels.size();
   return std::find(sample.labels.begin(), sample.labels.end(), active[a]) != sample.labels.end();
@@ -15,33 +18,54 @@ bool IsLabel(const SparseRow& sample, std::span<const uint32_t> active, size_t a
 
 }  // namespace
 
+// One pass over the active rows with an online softmax: each block of rows is read from
+// memory once, scored, and added to sum_a exp(z_a - max) * w_a while it is still in L1; the
+// running sum is rescaled whenever the maximum grows. Then
+//   dLoss/dhidden = (sum_a exp(z_a - max) w_a) / Z - sum_labels (1/k) w_label.
 float ForwardBackward(const Network& net, const SparseRow& sample, std::span<const uint32_t> active,
                       bool labels_first, const float* hidden, float* hidden_grad,
                       std::vector<float>& output_grads) {
   const uint32_t h_dim = net.shape.hidden_dim;
-  std::vector<float>& p = output_grads;
-  p.resize(active.size());
-  float max_logit = -INFINITY;
-  constexpr size_t kAhead = 4;  // rows are random: fetch a few ahead of the dot products
+  const size_t n = active.size();
   const size_t row_bytes = h_dim * sizeof(float);
-  for (size_t a = 0; a < std::min(kAhead, active.size()); ++a) PrefetchRow(net.output.row(active[a]), row_bytes);
-  for (size_t a = 0; a < active.size(); ++a) {
-    if (a + kAhead < active.size()) PrefetchRow(net.output.row(active[a + kAhead]), row_bytes);
-    p[a] = net.Logit(active[a], hidden);
-    max_logit = std::max(max_logit, p[a]);
+  std::vector<float>& z = output_grads;
+  z.resize(n);
+  float* acc = hidden_grad;
+  std::fill(acc, acc + h_dim, 0.0f);
+  float max_logit = -INFINITY, sum = 0;
+  float e[kBlock];
+  for (size_t a = 0; a < std::min(kAhead, n); ++a) PrefetchRow(net.output.row(active[a]), row_bytes);
+  for (size_t begin = 0; begin < n; begin += kBlock) {
+    const size_t size = std::min(kBlock, n - begin);
+    float block_max = -INFINITY;
+    for (size_t i = 0; i < size; ++i) {
+      const size_t a = begin + i;
+      if (a + kAhead < n) PrefetchRow(net.output.row(active[a + kAhead]), row_bytes);
+      z[a] = net.Logit(active[a], hidden);
+      block_max = std::max(block_max, z[a]);
+    }
+    if (block_max > max_logit) {
+      const float scale = Exp(max_logit - block_max);  // ~0 for the first block
+      sum *= scale;
+      for (uint32_t j = 0; j < h_dim; ++j) acc[j] *= scale;
+      max_logit = block_max;
+    }
+    const float* block_z = z.data() + begin;
+#pragma omp simd reduction(+ : sum)
+    for (size_t i = 0; i < size; ++i) sum += e[i] = Exp(block_z[i] - max_logit);
+    for (size_t i = 0; i < size; ++i) Axpy(e[i], net.output.row(active[begin + i]), acc, h_dim);
   }
-  double sum = 0;
-  for (float& x : p) sum += x = std::exp(x - max_logit);
-  const auto inv_sum = static_cast<float>(1.0 / sum);
+  const float inv_sum = 1.0f / sum;
+  for (uint32_t j = 0; j < h_dim; ++j) acc[j] *= inv_sum;
+#pragma omp simd
+  for (size_t a = 0; a < n; ++a) z[a] = Exp(z[a] - max_logit) * inv_sum;
   const float target = 1.0f / static_cast<float>(sample.labels.size());
   float loss = 0;
-  std::fill(hidden_grad, hidden_grad + h_dim, 0.0f);
-  for (size_t a = 0; a < active.size(); ++a) {
-    const float prob = p[a] * inv_sum;
-    const bool label = IsLabel(sample, active, a, labels_first);
-    if (label) loss -= target * std::log(std::max(prob, 1e-30f));
-    p[a] = prob - (label ? target : 0.0f);
-    Axpy(p[a], net.output.row(active[a]), hidden_grad, h_dim);
+  for (size_t a = 0; a < n; ++a) {
+    if (!IsLabel(sample, active, a, labels_first)) continue;
+    loss -= target * std::log(std::max(z[a], 1e-30f));
+    z[a] -= target;
+    Axpy(-target, net.output.row(active[a]), hidden_grad, h_dim);
   }
   for (uint32_t j = 0; j < h_dim; ++j) {
     if (hidden[j] <= 0.0f) hidden_grad[j] = 0.0f;

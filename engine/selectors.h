@@ -10,8 +10,8 @@ namespace sparsebench {
 std::unique_ptr<NeuronSelector> MakeLshSelector(const SelectorParams& params, uint32_t rows);
 std::unique_ptr<NeuronSelector> MakeRandomSelector(const SelectorParams& params, uint32_t rows);
 
-// Appends random ids not yet stamped until active holds `target` (or every row).
-void PadWithRandom(uint32_t rows, uint32_t target, uint32_t stamp, SelectorScratch& scratch,
-                   Rng& rng, std::vector<uint32_t>& active);
+// Appends random ids not yet marked until active holds `target` (or every row), marking them.
+void PadWithRandom(uint32_t rows, uint32_t target, SelectorScratch& scratch, Rng& rng,
+                   std::vector<uint32_t>& active);
 
 }  // namespace sparsebench

@@ -2,15 +2,31 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 
+#include "datasets/data_error.h"
+#include "engine/memory_limit.h"
+
 #include "engine/engine_error.h"
 #include "engine/inference.h"
+#include "engine/lsh_config.h"
 #include "engine/model_io.h"
 #include "engine/spec.h"
+#include "engine/train_defaults.h"
 
 namespace sparsebench {
+
+namespace {
+
+// An optional unsigned key: 0 when absent or "auto".
+uint32_t AutoUint(Spec& spec, const std::string& key, int64_t min, int64_t max) {
+  const std::string v = spec.String(key, "auto");
+  return v == "auto" ? 0 : static_cast<uint32_t>(Spec::Parse("x:" + key + "=" + v).Int(key, 0, min, max));
+}
+
+}  // namespace
 
 SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape) {
   Spec spec = Spec::Parse(text);
@@ -18,25 +34,31 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   SparseConfig c;
   c.hidden = static_cast<uint32_t>(spec.Int("hidden", 128, 1, 1 << 16));
   c.out_sparsity = spec.Double("out_sparsity", shape.labels <= 1024 ? 1.0 : 0.005, 1e-7, 1.0);
+  // A sparse output layer's update streams the rows it touches through memory: bf16 moments
+  // halve what it moves. A dense one keeps fp32, like the dense baselines it is checked against.
+  const std::string moments = spec.String("moments", c.out_sparsity < 1.0 ? "bf16" : "fp32");
+  if (moments != "fp32" && moments != "bf16") throw ConfigError("moments must be fp32 or bf16");
+  c.bf16_moments = moments == "bf16";
   const std::string hash = spec.String("hash", "dwta");
-  c.selector.kind = hash == "random" ? "random" : "lsh";
-  c.selector.hash.family = hash == "random" ? "dwta" : hash;
-  c.selector.hash.dim = c.hidden;
-  c.selector.hash.k = static_cast<uint32_t>(spec.Int("k", hash == "dwta" ? 3 : 9, 1, 32));
-  c.selector.hash.tables = static_cast<uint32_t>(spec.Int("l", 16, 1, 4096));
-  c.selector.hash.bin_size = static_cast<uint32_t>(spec.Int("bin", 8, 2, 1024));
-  const std::string range = spec.String("range", "auto");
-  c.selector.range_bits =
-      range == "auto" ? 0 : static_cast<uint32_t>(Spec::Parse("x:range=" + range).Int("range", 0, 1, 28));
-  const std::string cap = spec.String("cap", "auto");
-  if (cap != "auto") c.selector.capacity = static_cast<uint32_t>(Spec::Parse("x:cap=" + cap).Int("cap", 0, 1, 1 << 20));
-  else c.selector.capacity = 0;
-  const std::string select = spec.String("select", "union");
+  SelectorParams& p = c.selector;
+  p.kind = hash == "random" ? "random" : "lsh";
+  p.hash.family = hash == "random" ? "dwta" : hash;
+  p.hash.dim = c.hidden;
+  p.hash.k = AutoUint(spec, "k", 1, 32);
+  p.hash.tables = AutoUint(spec, "l", 1, 4096);
+  p.hash.bin_size = AutoUint(spec, "bin", 2, 1024);
+  p.range_bits = AutoUint(spec, "range", 1, 28);
+  p.capacity = AutoUint(spec, "cap", 1, 1 << 20);
+  const std::string select = spec.String("select", "topfreq");
   if (select != "union" && select != "topfreq") throw ConfigError("select must be union or topfreq");
-  c.selector.top_frequency = select == "topfreq";
+  p.top_frequency = select == "topfreq";
   const std::string pad = spec.String("pad", "none");
   if (pad != "none" && pad != "random") throw ConfigError("pad must be none or random");
-  c.selector.pad_random = pad == "random";
+  p.pad_random = pad == "random";
+  p.lsh_share = spec.Double("share", 0.25, 0.0, 1.0);
+  const std::string probes = spec.String("probes", "auto");
+  p.probes = probes == "auto" ? SelectorParams::kAutoProbes
+                              : static_cast<uint32_t>(Spec::Parse("x:probes=" + probes).Int("probes", 0, 0, 32));
   const std::string rebuild = spec.String("rebuild", "auto");
   if (rebuild != "auto") {
     Spec single = Spec::Parse("x:rebuild=" + rebuild);
@@ -46,7 +68,8 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   c.rebuild.max_gap = static_cast<uint32_t>(spec.Int("max_gap", 1000, 1, 1 << 30));
   c.rebuild.rehash = static_cast<uint32_t>(spec.Int("rehash", 0, 0, 1 << 30));
   spec.Finish();
-  if (!std::has_single_bit(c.selector.hash.bin_size)) throw ConfigError("bin must be a power of two");
+  if (p.hash.bin_size != 0 && !std::has_single_bit(p.hash.bin_size)) throw ConfigError("bin must be a power of two");
+  if (p.kind == "lsh" && c.ActiveTarget(shape.labels) < shape.labels) ResolveLsh(p, shape.labels, c.ActiveTarget(shape.labels));
   return c;
 }
 
@@ -55,6 +78,7 @@ std::string SparseConfig::Canonical() const {
   char sparsity[32];
   std::snprintf(sparsity, sizeof sparsity, "%g", out_sparsity);
   s += std::string(",out_sparsity=") + sparsity;
+  s += bf16_moments ? ",moments=bf16" : ",moments=fp32";
   if (out_sparsity >= 1.0) return s;
   const HashParams& h = selector.hash;
   s += ",hash=" + (selector.kind == "random" ? std::string("random") : h.family);
@@ -64,6 +88,9 @@ std::string SparseConfig::Canonical() const {
     auto or_auto = [](uint32_t v) { return v == 0 ? std::string("auto") : std::to_string(v); };
     s += ",range=" + or_auto(selector.range_bits) + ",cap=" + or_auto(selector.capacity);
     s += std::string(",select=") + (selector.top_frequency ? "topfreq" : "union");
+    char share[32];
+    std::snprintf(share, sizeof share, "%g", selector.lsh_share);
+    s += std::string(",share=") + share + ",probes=" + std::to_string(selector.probes);
   }
   s += std::string(",pad=") + (selector.pad_random ? "random" : "none");
   if (selector.kind == "lsh") {
@@ -84,33 +111,57 @@ uint32_t SparseConfig::ActiveTarget(uint32_t outputs) const {
 SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
                              const TrainOptions& options)
     : config_(config),
-      options_(options),
+      options_(WithDefaults(options)),
       network_(NetworkShape{shape.features, config.hidden, shape.labels}, options.seed) {
   if (shape.features == 0 || shape.labels == 0) throw ConfigError("the training data has no features or labels");
+  if (config_.bf16_moments) network_.output.UseBf16Moments();
   ResolveSelector();
   MakeTrainer();
 }
 
 namespace {
 
-std::pair<SparseConfig, Network> LoadSparseModel(const std::string& path) {
-  SavedModel saved = LoadModel(path);
-  const DataShape shape{saved.network.shape.input_dim, saved.network.shape.output_dim};
-  return {SparseConfig::Parse(saved.spec, shape), std::move(saved.network)};
+// The spec must parse and describe the stored network (LoadModel checked the network's own
+// sizes); what disagrees is the file's fault, so errors name it.
+std::pair<SparseConfig, Network> FromSavedModel(SavedModel saved, const std::string& source) {
+  const NetworkShape& s = saved.network.shape;
+  SparseConfig config;
+  try {
+    config = SparseConfig::Parse(saved.spec, DataShape{s.input_dim, s.output_dim});
+  } catch (const ConfigError& e) {
+    throw DataError(source, 0, std::string("model spec: ") + e.what());
+  }
+  if (config.hidden != s.hidden_dim) {
+    throw DataError(source, 0, "the spec says hidden=" + std::to_string(config.hidden) + " but the network has " +
+                                   std::to_string(s.hidden_dim) + " hidden units");
+  }
+  return {config, std::move(saved.network)};
 }
 
 }  // namespace
 
 SparseLearner::SparseLearner(const std::string& model_path, const TrainOptions& options)
-    : SparseLearner(LoadSparseModel(model_path), options) {}
+    : SparseLearner(LoadModel(model_path), model_path, options) {}
+
+SparseLearner::SparseLearner(SavedModel saved, const std::string& source, const TrainOptions& options) try
+    : SparseLearner(FromSavedModel(std::move(saved), source), options) {
+} catch (const ConfigError& e) {
+  // The file's settings cannot run here (memory, hash sizes): still the file's error.
+  throw DataError(source, 0, e.what());
+}
 
 SparseLearner::SparseLearner(std::pair<SparseConfig, Network> loaded, const TrainOptions& options)
     : SparseLearner(loaded.first, std::move(loaded.second), options) {}
 
 SparseLearner::SparseLearner(const SparseConfig& config, Network network, const TrainOptions& options)
-    : config_(config), options_(options), network_(std::move(network)) {
+    : config_(config), options_(WithDefaults(options)), network_(std::move(network)) {
+  assert(config_.hidden == network_.shape.hidden_dim && network_.input.w.size() == size_t{network_.shape.input_dim} * network_.shape.hidden_dim &&
+         network_.output.w.size() == size_t{network_.shape.output_dim} * network_.shape.hidden_dim);
+  CheckNetworkFits(network_.shape);  // before the Adam moments are allocated
+  if (network_.shape.input_dim == 0 || network_.shape.output_dim == 0) throw ConfigError("the network has no inputs or outputs");
   network_.input.ResetOptimizer();
-  network_.output.ResetOptimizer();
+  if (config_.bf16_moments) network_.output.UseBf16Moments();
+  else network_.output.ResetOptimizer();
   ResolveSelector();
   MakeTrainer();
 }
@@ -126,11 +177,19 @@ void SparseLearner::ResolveSelector() {
   config_.selector.hash.seed = MixSeed(options_.seed, 0x15b);
   const uint32_t outputs = network_.shape.output_dim;
   if (config_.ActiveTarget(outputs) >= outputs) return;
-  // Resolve "auto" settings so the canonical spec names what actually ran. A bucket may
-  // hold twice a table's share of the target, so the union can reach the target.
   SelectorParams& p = config_.selector;
-  if (p.range_bits == 0) p.range_bits = std::clamp<uint32_t>(std::bit_width(std::max(outputs / 4, 1u)), 4, 24);
-  if (p.capacity == 0) p.capacity = std::max(64u, 2 * config_.ActiveTarget(outputs) / p.hash.tables);
+  if (p.kind == "lsh") {
+    // More buckets than this is no use (most would stay empty) and only costs memory.
+    const uint64_t buckets = uint64_t{p.hash.tables} << p.range_bits;
+    const uint64_t max_buckets = std::max<uint64_t>(uint64_t{256} * outputs, uint64_t{1} << 20);
+    if (buckets > max_buckets) {
+      throw ConfigError("l=" + std::to_string(p.hash.tables) + " tables of 2^" + std::to_string(p.range_bits) +
+                        " buckets are " + std::to_string(buckets) + " buckets for " + std::to_string(outputs) +
+                        " output neurons; at most " + std::to_string(max_buckets) + " (256 per neuron, or 2^20)");
+    }
+    // Bucket offsets, and the codes and ids of every neuron in every table.
+    CheckFitsInMemory((buckets + 2 * uint64_t{p.hash.tables} * outputs) * sizeof(uint32_t), "the LSH tables");
+  }
   selector_ = MakeNeuronSelector(p, outputs);
 }
 
@@ -145,24 +204,49 @@ void SparseLearner::MakeTrainer() {
   trainer_ = std::make_unique<Trainer>(network_, selector_.get(), tc);
 }
 
-EpochReport SparseLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
+TrainSettings SparseLearner::settings() const {
+  return {options_.batch, options_.lr, options_.epochs,
+          std::string("adam, lazy: only the rows that received gradient") +
+              (config_.bf16_moments ? "; output-layer moments stored in bf16" : "")};
+}
+
+void SparseLearner::Train(const Dataset& train, const PausePlan& plan) {
+  for (uint32_t e = 0; e < options_.epochs; ++e) TrainOneEpoch(train, plan, e);
+}
+
+void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset) {
   CheckFits(train);
   if (train.num_labels > network_.shape.output_dim) {
     throw ConfigError("training data has more labels than the model's outputs");
   }
-  EpochStats stats = trainer_->TrainEpoch(train, [&](uint64_t batches, double seconds) {
-    if (hook.interval != 0 && batches % hook.interval == 0 && hook.call) hook.call(batches, seconds);
+  const uint64_t batches = (train.rows() + options_.batch - 1) / options_.batch;
+  const uint64_t every = plan.per_epoch == 0 ? 0 : std::max<uint64_t>(1, batches / plan.per_epoch);
+  double loss_before = 0;
+  uint64_t samples_before = 0;
+  auto progress = [&](uint64_t done, const EpochStats& s) {
+    Progress p;
+    p.epoch = epoch_offset + static_cast<double>(done) / static_cast<double>(std::max<uint64_t>(batches, 1));
+    p.samples = s.samples;
+    if (s.samples > samples_before) p.mean_loss = (s.mean_loss - loss_before) / static_cast<double>(s.samples - samples_before);
+    loss_before = s.mean_loss;
+    samples_before = s.samples;
+    return p;
+  };
+  EpochStats stats = trainer_->TrainEpoch(train, [&](uint64_t done, const EpochStats& s) {
+    if (every != 0 && done % every == 0 && done < batches) plan(progress(done, s));
   });
-  EpochReport report;
-  report.samples = stats.samples;
-  report.seconds = stats.seconds;
-  report.mean_loss = stats.mean_loss;
-  report.details["mean_active"] = stats.mean_active;
-  report.details["seconds_samples"] = stats.phases.samples;
-  report.details["seconds_update"] = stats.phases.update;
-  report.details["seconds_rebuild"] = stats.phases.rebuild;
-  report.details["rebuilds"] = stats.rebuilds;
-  return report;
+  Progress end;
+  end.epoch = epoch_offset + 1;
+  end.samples = stats.samples;
+  end.mean_loss = stats.mean_loss;
+  end.epoch_end = true;
+  end.details = {{"mean_active", stats.mean_active},
+                 {"seconds_samples", stats.phases.samples},
+                 {"seconds_update", stats.phases.update},
+                 {"seconds_rebuild", stats.phases.rebuild},
+                 {"rebuilds", stats.rebuilds},
+                 {"output_rows_per_batch", stats.updated_rows / static_cast<double>(std::max<uint64_t>(batches, 1))}};
+  plan(end);
 }
 
 void SparseLearner::CheckFits(const Dataset& data) const {
@@ -184,8 +268,19 @@ TopK SparseLearner::PredictWithSelector(const Dataset& data, uint32_t k) const {
                        options_.threads);
 }
 
-TopK SparseLearner::PredictOne(const SparseRow& row, uint32_t k) const {
+TopK SparseLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
+  return PredictRow(data.row(row), k);
+}
+
+TopK SparseLearner::PredictRow(const SparseRow& row, uint32_t k) const {
   return PredictRowExact(network_, row, k);
+}
+
+std::optional<std::vector<std::vector<uint32_t>>> SparseLearner::ActiveSets(const Dataset& rows) const {
+  if (!selector_) return std::nullopt;
+  CheckFits(rows);
+  return SelectActive(network_, *selector_, config_.ActiveTarget(network_.shape.output_dim), rows,
+                      options_.threads);
 }
 
 void SparseLearner::Save(const std::string& path) const {

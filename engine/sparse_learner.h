@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/learner.h"
+#include "engine/model_io.h"
 #include "engine/network.h"
 #include "engine/neuron_selector.h"
 #include "engine/trainer.h"
@@ -16,6 +17,7 @@ namespace sparsebench {
 struct SparseConfig {
   uint32_t hidden = 128;
   double out_sparsity = -1;  // < 0: 1.0 for up to 1024 labels, else 0.005
+  bool bf16_moments = false; // the output layer's Adam moments in bf16
   SelectorParams selector;
   RebuildSchedule rebuild;
 
@@ -29,20 +31,28 @@ class SparseLearner : public Learner {
  public:
   SparseLearner(const SparseConfig& config, const DataShape& shape, const TrainOptions& options);
   // A trained model from a file: predicts, and can go on training (with fresh optimizer state).
+  // DataError naming the file when it cannot be read or its spec and network disagree.
   SparseLearner(const std::string& model_path, const TrainOptions& options);
+  // The same from a loaded model; `source` names it in errors.
+  SparseLearner(SavedModel saved, const std::string& source, const TrainOptions& options);
   // Trained weights (e.g. a text model's), with fresh optimizer state.
   SparseLearner(const SparseConfig& config, Network network, const TrainOptions& options);
   ~SparseLearner() override;
 
   std::string spec() const override { return config_.Canonical(); }
-  EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
+  TrainSettings settings() const override;
+  void Train(const Dataset& train, const PausePlan& plan) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
-  TopK PredictOne(const SparseRow& row, uint32_t k) const override;
+  TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const override;
+  TopK PredictRow(const SparseRow& row, uint32_t k) const;
+  std::optional<std::vector<std::vector<uint32_t>>> ActiveSets(const Dataset& rows) const override;
   TopK PredictWithSelector(const Dataset& data, uint32_t k) const;
   void Save(const std::string& path) const override;
   size_t model_bytes() const override { return network_.bytes(); }
   const Network& network() const { return network_; }
   void set_learning_rate(float lr);
+  // Trains one pass; pauses as `plan` asks, with epochs counted from `epoch_offset`.
+  void TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset);
 
  private:
   SparseLearner(std::pair<SparseConfig, Network> loaded, const TrainOptions& options);

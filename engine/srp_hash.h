@@ -13,6 +13,7 @@ class SrpHash : public HashFamily {
   explicit SrpHash(const HashParams& params);
   uint32_t tables() const override { return params_.tables; }
   uint32_t dim() const override { return params_.dim; }
+  uint32_t code_bits() const override { return params_.k; }
   void Hash(std::span<const float> x, std::span<uint32_t> codes,
             HashScratch& scratch) const override;
   std::string Describe() const override;
@@ -30,6 +31,7 @@ class FastSrpHash : public HashFamily {
   explicit FastSrpHash(const HashParams& params);
   uint32_t tables() const override { return params_.tables; }
   uint32_t dim() const override { return params_.dim; }
+  uint32_t code_bits() const override { return params_.k; }
   void Hash(std::span<const float> x, std::span<uint32_t> codes,
             HashScratch& scratch) const override;
   std::string Describe() const override;

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
+#include "datasets/data_error.h"
 #include "engine/engine_error.h"
 #include "engine/model_io.h"
 #include "engine/spec.h"
@@ -17,6 +17,7 @@ constexpr double kPassRows = 250'000;  // auto passes: about this many rows seen
 constexpr uint32_t kMaxPasses = 12;
 constexpr double kHeldOut = 0.1;       // of the training rows, to stop early (small data)
 constexpr uint32_t kMinPasses = 3;     // before a held-out accuracy that did not improve stops it
+constexpr uint32_t kTextBatch = 256;
 
 std::string Auto(uint64_t v) { return v == 0 ? "auto" : std::to_string(v); }
 
@@ -77,26 +78,45 @@ std::string TextConfig::SparseSpec() const {
 TextLearner::TextLearner(const std::string& spec, const DataShape& shape, const TrainOptions& options)
     : config_(TextConfig::Parse(spec)), options_(options), featurizer_(FeaturizerOptions{}) {  // until Resolve
   if (shape.labels == 0) throw ConfigError("the training data has no labels");
-  if (options.lr_from_user) config_.lr = options.lr;
-  if (options.passes > 0) config_.epochs = options.passes;
+  if (options.lr > 0) config_.lr = options.lr;
+  if (options.epochs > 0) config_.epochs = options.epochs;
+  if (options_.batch == 0) options_.batch = kTextBatch;
   label_names_.resize(shape.labels);
 }
 
 TextLearner::TextLearner(const std::string& model_path, const TrainOptions& options)
+    : TextLearner(LoadModel(model_path), model_path, options) {}
+
+// Every field is checked against the others before use: the checksum only catches accidents.
+TextLearner::TextLearner(SavedModel saved, const std::string& source, const TrainOptions& options)
     : options_(options), featurizer_(FeaturizerOptions{}) {
-  SavedModel saved = LoadModel(model_path);
-  config_ = TextConfig::Parse(saved.spec);
-  featurizer_ = Featurizer(config_.featurizer);
+  if (options_.batch == 0) options_.batch = kTextBatch;
+  const NetworkShape s = saved.network.shape;
+  try {
+    config_ = TextConfig::Parse(saved.spec);
+  } catch (const ConfigError& e) {
+    throw DataError(source, 0, std::string("model spec: ") + e.what());
+  }
+  auto mismatch = [&](const std::string& what) {
+    throw DataError(source, 0, "the text model's " + what + " does not match its network (" +
+                                   std::to_string(s.input_dim) + " inputs, " + std::to_string(s.hidden_dim) +
+                                   " hidden units, " + std::to_string(s.output_dim) + " outputs)");
+  };
   for (const auto& [key, value] : saved.metadata) {
     if (key == "label") label_names_.push_back(value);
   }
-  const uint32_t labels = saved.network.shape.output_dim;
-  if (label_names_.size() != labels || saved.network.shape.input_dim != config_.featurizer.buckets) {
-    throw ConfigError(model_path + ": the text model's labels or buckets do not match its network");
+  if (label_names_.size() != s.output_dim) mismatch("label count " + std::to_string(label_names_.size()));
+  if (config_.featurizer.buckets != s.input_dim) mismatch("buckets=" + Auto(config_.featurizer.buckets));
+  if (config_.hidden != s.hidden_dim) mismatch("hidden=" + Auto(config_.hidden));
+  if (config_.out_sparsity < 0) mismatch("out_sparsity=auto");
+  featurizer_ = Featurizer(config_.featurizer);
+  const DataShape shape{s.input_dim, s.output_dim};
+  try {
+    inner_ = std::make_unique<SparseLearner>(SparseConfig::Parse(config_.SparseSpec(), shape),
+                                             std::move(saved.network), options_);
+  } catch (const ConfigError& e) {
+    throw DataError(source, 0, e.what());
   }
-  const DataShape shape{saved.network.shape.input_dim, labels};
-  inner_ = std::make_unique<SparseLearner>(SparseConfig::Parse(config_.SparseSpec(), shape),
-                                           std::move(saved.network), options_);
 }
 
 TextLearner::~TextLearner() = default;
@@ -120,18 +140,29 @@ Dataset TextLearner::Featurized(const Dataset& data) const {
   return copy;
 }
 
+uint32_t TextLearner::Passes(size_t rows) const {
+  if (config_.epochs != 0) return config_.epochs;
+  const double passes = std::ceil(kPassRows / static_cast<double>(std::max<size_t>(rows, 1)));
+  return std::clamp<uint32_t>(static_cast<uint32_t>(passes), 1, kMaxPasses);
+}
+
+TrainSettings TextLearner::settings() const {
+  return {options_.batch, config_.lr, passes_done_ > 0 ? passes_done_ : config_.epochs,
+          "adam, lazy: only the rows that received gradient; lr falls linearly to lr x lr_decay"};
+}
+
 // Passes: `epochs`, or by default about kPassRows rows in all (one pass over a 560K-row set),
-// stopping early when accuracy on a held-out slice stops improving. The learning rate falls
-// linearly from lr to lr * lr_decay over all batches.
-EpochReport TextLearner::TrainEpoch(const Dataset& train, const BatchHook& hook) {
-  const auto start = std::chrono::steady_clock::now();
+// stopping early when accuracy on a held-out slice stops improving (that evaluation is part of
+// training). The learning rate falls linearly from lr to lr * lr_decay over all batches.
+void TextLearner::Train(const Dataset& train, const PausePlan& plan) {
   if (!inner_) {
-    config_.Resolve(train.rows(), std::max(train.num_labels, static_cast<uint32_t>(label_names_.size())));
-    Build(std::max(train.num_labels, static_cast<uint32_t>(label_names_.size())));
+    const uint32_t labels = std::max(train.num_labels, static_cast<uint32_t>(label_names_.size()));
+    config_.Resolve(train.rows(), labels);
+    Build(labels);
     for (uint32_t l = 0; l < train.num_labels; ++l) label_names_[l] = train.label_name(l);
   }
   const bool automatic = config_.epochs == 0;
-  const uint32_t passes = automatic ? std::clamp<uint32_t>(static_cast<uint32_t>(std::ceil(kPassRows / std::max<size_t>(train.rows(), 1))), 1, kMaxPasses) : config_.epochs;
+  const uint32_t passes = Passes(train.rows());
   Dataset all = Featurized(train), fit, held_out;
   const bool stop_early = automatic && passes > 1;
   if (stop_early) {
@@ -140,38 +171,38 @@ EpochReport TextLearner::TrainEpoch(const Dataset& train, const BatchHook& hook)
     held_out = TakeRows(all, split.held_out);
   }
   const Dataset& data = stop_early ? fit : all;
-  const double featurize_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const uint64_t batches_per_pass = (data.rows() + options_.batch - 1) / options_.batch;
-  const double total_batches = static_cast<double>(batches_per_pass * passes);
-  EpochReport report;
-  report.seconds = featurize_seconds;
+  const uint64_t batches = (data.rows() + options_.batch - 1) / options_.batch;
+  const double total_batches = static_cast<double>(batches * passes);
+  const uint64_t every = plan.per_epoch == 0 ? 0 : std::max<uint64_t>(1, batches / plan.per_epoch);
   double best = -1;
-  uint32_t done = 0;
-  for (uint32_t pass = 0; pass < passes; ++pass, ++done) {
-    BatchHook schedule{1, [&](uint64_t batches, double seconds) {
-      const double progress = static_cast<double>(pass * batches_per_pass + batches) / total_batches;
+  passes_done_ = 0;
+  for (uint32_t pass = 0; pass < passes; ++pass) {
+    Progress end;
+    const PausePlan each_batch{static_cast<uint32_t>(batches), [&](const Progress& p) {
+      const auto done = static_cast<uint64_t>(std::llround(p.epoch * static_cast<double>(batches)));
+      const double progress = (static_cast<double>(pass * batches + done)) / total_batches;
       inner_->set_learning_rate(static_cast<float>(config_.lr * (1 - (1 - config_.lr_decay) * progress)));
-      if (hook.interval != 0 && hook.call && batches % hook.interval == 0) hook.call(batches, report.seconds + seconds);
-    }};
-    const EpochReport r = inner_->TrainEpoch(data, schedule);
-    report.seconds += r.seconds;
-    report.samples += r.samples;
-    report.mean_loss = r.mean_loss;
-    if (stop_early) {
-      const auto eval_start = std::chrono::steady_clock::now();
-      const double accuracy = Accuracy(inner_->Predict(held_out, 5), held_out);
-      report.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - eval_start).count();
-      if (accuracy <= best && pass + 1 >= kMinPasses) {
-        ++done;
-        break;
+      Progress outer = p;
+      outer.epoch = pass + p.epoch;
+      if (p.epoch_end) {
+        end = outer;
+      } else if (every != 0 && done % every == 0) {
+        plan(outer);
       }
+    }};
+    inner_->TrainOneEpoch(data, each_batch, 0);
+    ++passes_done_;
+    bool stop = false;
+    if (stop_early) {
+      const double accuracy = Accuracy(inner_->Predict(held_out, 5), held_out);
+      end.details["held_out_accuracy"] = accuracy;
+      stop = accuracy <= best && pass + 1 >= kMinPasses;
       best = std::max(best, accuracy);
     }
+    end.details["passes"] = passes_done_;
+    plan(end);
+    if (stop) break;
   }
-  report.details["passes"] = done;
-  report.details["seconds_featurize"] = featurize_seconds;
-  if (stop_early) report.details["held_out_accuracy"] = best;
-  return report;
 }
 
 TopK TextLearner::Predict(const Dataset& data, uint32_t k) const {
@@ -179,12 +210,22 @@ TopK TextLearner::Predict(const Dataset& data, uint32_t k) const {
   return inner_->Predict(Featurized(data), k);
 }
 
+TopK TextLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
+  if (!data.has_text()) throw ConfigError("the text engine needs raw text (a CSV or fastText file)");
+  return PredictText(data.text.at(row), k);
+}
+
 TopK TextLearner::PredictText(std::string_view text, uint32_t k) const {
   if (!inner_) throw ConfigError("the text model is not trained");
   FeatureVector features;
   std::vector<uint32_t> scratch;
   featurizer_.Featurize(text, features, scratch);
-  return inner_->PredictOne(SparseRow{features.ids, features.values, {}}, k);
+  return inner_->PredictRow(SparseRow{features.ids, features.values, {}}, k);
+}
+
+std::optional<std::vector<std::vector<uint32_t>>> TextLearner::ActiveSets(const Dataset& rows) const {
+  if (!inner_) return std::nullopt;
+  return inner_->ActiveSets(Featurized(rows));
 }
 
 void TextLearner::Save(const std::string& path) const {

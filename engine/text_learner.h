@@ -34,15 +34,20 @@ struct TextConfig {
 class TextLearner : public Learner {
  public:
   TextLearner(const std::string& spec, const DataShape& shape, const TrainOptions& options);
+  // A saved text model; DataError naming the file when it cannot be read or its spec,
+  // labels and network disagree.
   explicit TextLearner(const std::string& model_path, const TrainOptions& options);
+  // The same from a loaded model; `source` names it in errors.
+  TextLearner(SavedModel saved, const std::string& source, const TrainOptions& options);
   ~TextLearner() override;
 
   std::string spec() const override { return config_.Canonical(); }
-  EpochReport TrainEpoch(const Dataset& train, const BatchHook& hook) override;
+  TrainSettings settings() const override;
+  void Train(const Dataset& train, const PausePlan& plan) override;
   TopK Predict(const Dataset& data, uint32_t k) const override;
-  TopK PredictText(std::string_view text, uint32_t k) const override;
-  bool reads_text() const override { return true; }
-  bool runs_own_epochs() const override { return true; }
+  TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const override;
+  TopK PredictText(std::string_view text, uint32_t k) const;
+  std::optional<std::vector<std::vector<uint32_t>>> ActiveSets(const Dataset& rows) const override;
   void Save(const std::string& path) const override;
   size_t model_bytes() const override;
   std::map<std::string, std::string> context() const override;
@@ -51,12 +56,14 @@ class TextLearner : public Learner {
  private:
   Dataset Featurized(const Dataset& data) const;
   void Build(uint32_t labels);
+  uint32_t Passes(size_t rows) const;
 
   TextConfig config_;
   TrainOptions options_;
   Featurizer featurizer_;
   std::vector<std::string> label_names_;
   std::unique_ptr<SparseLearner> inner_;
+  uint32_t passes_done_ = 0;
 };
 
 }  // namespace sparsebench

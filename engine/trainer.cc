@@ -57,7 +57,6 @@ Trainer::Trainer(Network& network, NeuronSelector* selector, const TrainerConfig
   }
   rebuild_gap_ = config.rebuild.first;
   next_rebuild_ = config.rebuild.first;
-  Rebuild();
 }
 
 Trainer::~Trainer() = default;
@@ -68,6 +67,11 @@ void Trainer::BeginEpoch(const Dataset& data) {
 }
 
 void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochStats& stats) {
+  if (!dense_ && !built_) {
+    const auto build_start = Clock::now();
+    Rebuild();
+    stats.phases.rebuild += Since(build_start);
+  }
   const auto start = Clock::now();
   const int threads = static_cast<int>(states_.size());
   const auto count = static_cast<int64_t>(end - begin);
@@ -86,6 +90,7 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
   const auto update_start = Clock::now();
   ApplyUpdates(end - begin);
   stats.phases.update += Since(update_start);
+  stats.updated_rows += static_cast<double>(output_grads_.unique_rows());
   for (ThreadState& s : states_) {
     stats.mean_loss += s.loss;
     stats.mean_active += static_cast<double>(s.active_total);
@@ -95,7 +100,6 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
     s.active_total = s.samples = 0;
   }
   MaybeRebuild(stats);
-  stats.seconds = stats.phases.samples + stats.phases.update + stats.phases.rebuild;
 }
 
 void Trainer::TrainSample(const Dataset& data, uint32_t row, uint32_t slot, ThreadState& state) {
@@ -164,6 +168,7 @@ void Trainer::MaybeRebuild(EpochStats& stats) {
 }
 
 void Trainer::Rebuild() {
+  built_ = true;
   selector_->Rebuild(net_.output.w.data(), net_.shape.output_dim, net_.shape.hidden_dim,
                      static_cast<int>(states_.size()));
 }

@@ -41,12 +41,13 @@ struct PhaseTimes {
   double rebuild = 0;   // hashing weights and rebuilding tables
 };
 
+// Sums over an epoch so far (TrainEpoch divides loss and active by samples at the end).
 struct EpochStats {
   uint32_t epoch = 0;
   uint64_t samples = 0;
-  double seconds = 0;
   double mean_loss = 0;
   double mean_active = 0;  // output neurons per sample
+  double updated_rows = 0; // output rows that received gradient, summed over batches
   uint32_t rebuilds = 0;
   PhaseTimes phases;
 };
@@ -63,8 +64,8 @@ class Trainer {
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
 
-  // One pass over `data` in a seeded order; calls on_batch(batches_done, training_seconds)
-  // after each batch (for progress and periodic evaluation; its time is not counted).
+  // One pass over `data` in a seeded order; calls on_batch(batches_done, stats_so_far) after
+  // each batch. The hash tables are first built by the first batch ever trained.
   template <typename OnBatch>
   EpochStats TrainEpoch(const Dataset& data, OnBatch&& on_batch);
   void set_learning_rate(float lr) { config_.adam.lr = lr; }
@@ -78,6 +79,7 @@ class Trainer {
   void ApplyUpdates(size_t batch_size);
   void MaybeRebuild(EpochStats& stats);
   void Rebuild();
+  bool built_ = false;
 
   Network& net_;
   NeuronSelector* selector_;
@@ -103,7 +105,7 @@ EpochStats Trainer::TrainEpoch(const Dataset& data, OnBatch&& on_batch) {
   uint64_t done = 0;
   for (size_t begin = 0; begin < data.rows(); begin += config_.batch) {
     TrainBatch(data, begin, std::min(data.rows(), begin + config_.batch), stats);
-    on_batch(++done, stats.seconds);
+    on_batch(++done, stats);
   }
   if (stats.samples > 0) {
     stats.mean_loss /= static_cast<double>(stats.samples);

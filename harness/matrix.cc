@@ -2,6 +2,9 @@
 
 #include <toml++/toml.h>
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -44,10 +47,14 @@ class TomlReader {
     e.spec = Get<std::string>(t, "spec", "");
     if (e.spec.empty()) Fail(t, "an engine needs a spec");
     e.name = Get<std::string>(t, "name", e.spec.substr(0, e.spec.find(':')));
-    e.epochs = Get<uint32_t>(t, "epochs", 0);  // 0: the engine's default
-    e.batch = Get<uint32_t>(t, "batch", 256);
-    e.lr = Get<double>(t, "lr", 1e-3);
-    if (e.batch == 0 || !(e.lr > 0)) Fail(t, "batch and lr must be positive");
+    e.epochs = Get<uint32_t>(t, "epochs", 0);
+    e.batch = Get<uint32_t>(t, "batch", 0);
+    e.lr = Get<double>(t, "lr", 0.0);
+    for (const char* key : {"epochs", "batch", "lr"}) {
+      const toml::node* node = t.get(key);
+      const double v = key == std::string("lr") ? e.lr : key == std::string("batch") ? e.batch : e.epochs;
+      if (node != nullptr && !(v > 0 && std::isfinite(v))) Fail(*node, std::string(key) + " must be positive");
+    }
     return e;
   }
 
@@ -68,7 +75,20 @@ class TomlReader {
     if (d.metric != "p_at_1" && d.metric != "p_at_3" && d.metric != "p_at_5" && d.metric != "accuracy") {
       Fail(t, "metric must be p_at_1, p_at_3, p_at_5 or accuracy");
     }
-    d.target = Get<double>(t, "target", 0.0);
+    if (const toml::node* target = t.get("target")) {
+      if (auto v = target->value<double>()) {
+        d.target = fmt::format("{:g}", *v);
+      } else if (auto rule = target->value<std::string>()) {
+        d.target = *rule;
+      } else {
+        Fail(*target, "target must be a number or a rule such as \"dense-1pt\"");
+      }
+      try {
+        TargetRule::Parse(d.target);
+      } catch (const std::exception& e) {
+        Fail(*target, e.what());
+      }
+    }
     const toml::array* engines = t["engines"].as_array();
     if (engines == nullptr || engines->empty()) Fail(t, "dataset '" + d.name + "' lists no engines");
     for (const toml::node& e : *engines) {
@@ -121,6 +141,35 @@ Matrix ReadMatrix(const std::string& path) {
     if (!names.insert(m.datasets.back().name).second) reader.Fail(d, "two datasets are named '" + m.datasets.back().name + "'");
   }
   return m;
+}
+
+TargetRule TargetRule::Parse(const std::string& text) {
+  TargetRule rule;
+  if (text.empty()) return rule;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() && *end == '\0') {
+    if (!(value >= 0 && value <= 1)) throw std::invalid_argument("a target must lie in [0, 1]");
+    rule.value = value;
+    return rule;
+  }
+  const std::string prefix = "dense-", suffix = "pt";
+  if (text.rfind(prefix, 0) == 0 && text.size() > prefix.size() + suffix.size() &&
+      text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    const std::string number = text.substr(prefix.size(), text.size() - prefix.size() - suffix.size());
+    const double points = std::strtod(number.c_str(), &end);
+    if (end != number.c_str() && *end == '\0' && points >= 0 && points <= 100) {
+      rule.points_below_dense = points;
+      return rule;
+    }
+  }
+  throw std::invalid_argument("target '" + text + "' is neither a number in [0, 1] nor a rule such as \"dense-1pt\"");
+}
+
+double TargetRule::Resolve(double best_dense_metric) const {
+  if (!std::isnan(value)) return value;
+  if (std::isnan(points_below_dense) || std::isnan(best_dense_metric)) return NAN;
+  return best_dense_metric - points_below_dense / 100.0;
 }
 
 std::string Cell::id() const {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -7,12 +8,13 @@
 namespace sparsebench {
 
 // One engine as a matrix runs it on one dataset: a spec string and its training options.
+// Settings left at 0 are not given: the engine's own default runs (and results.csv says which).
 struct MatrixEngine {
   std::string name;  // short label in reports, e.g. "sparse"
   std::string spec;
-  uint32_t epochs = 0;  // 0: not given (1, or the passes a text engine chooses)
-  uint32_t batch = 256;
-  double lr = 1e-3;
+  uint32_t epochs = 0;
+  uint32_t batch = 0;
+  double lr = 0;
 };
 
 // A dataset: a synthetic preset at a scale (generated once, cached) or files on disk.
@@ -22,7 +24,9 @@ struct MatrixDataset {
   double scale = 0;
   std::string train, test, format;
   std::string metric = "p_at_1";  // p_at_1, p_at_3, p_at_5 or accuracy
-  double target = 0;              // the time-to-target threshold on `metric`
+  // The time-to-target threshold on `metric`: a number, or a rule written "dense-Npt" that
+  // resolves to the best dense baseline's final metric in the same run minus N points.
+  std::string target = "";
   std::vector<MatrixEngine> engines;
 };
 
@@ -37,6 +41,14 @@ struct Matrix {
   uint32_t evals_per_epoch = 4;  // points on the time-to-accuracy curve
   uint32_t eval_sample = 2000;   // test rows in each curve point
   uint32_t latency_samples = 1000;
+};
+
+// A target as a matrix writes it: a fixed value, or N points below the best dense final metric.
+struct TargetRule {
+  double value = NAN;               // fixed target (NaN when relative or none)
+  double points_below_dense = NAN;  // relative target (NaN when fixed or none)
+  static TargetRule Parse(const std::string& text);  // "" = none; ConfigError when malformed
+  double Resolve(double best_dense_metric) const;    // NaN when it cannot be resolved
 };
 
 // Reads a matrix TOML file; DataError with the file, line and reason when it is not valid.

@@ -4,20 +4,19 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include "harness/stopwatch.h"
 
 namespace sparsebench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-Dataset EvalSample(const Dataset& test, uint32_t rows) {
-  std::vector<uint32_t> order = SeededPermutation(test.rows(), 0x5eed);
+Dataset SampleRows(const Dataset& data, uint32_t rows, uint64_t seed) {
+  std::vector<uint32_t> order = SeededPermutation(data.rows(), seed);
   order.resize(std::min<size_t>(rows, order.size()));
   std::sort(order.begin(), order.end());
-  return TakeRows(test, order);
+  return TakeRows(data, order);
 }
 
 double Percentile(std::vector<double> values, double q) {
@@ -28,21 +27,87 @@ double Percentile(std::vector<double> values, double q) {
 }
 
 nlohmann::json Latency(const Learner& learner, const Dataset& test, uint32_t samples) {
-  if (samples == 0 || !learner.measures_latency()) return {{"latency_p50_us", nullptr}, {"latency_p99_us", nullptr}};
+  if (samples == 0) return {{"latency_p50_us", nullptr}, {"latency_p99_us", nullptr}};
   std::vector<double> micros;
-  const bool text = learner.reads_text() && test.has_text();  // featurize + forward
   const size_t n = std::min<size_t>(samples, test.rows());
   for (size_t i = 0; i < n; ++i) {
-    const auto start = Clock::now();
-    const TopK top = text ? learner.PredictText(test.text.at(i), 5) : learner.PredictOne(test.row(i), 5);
-    micros.push_back(Since(start) * 1e6);
+    Stopwatch request;
+    request.Start();
+    const TopK top = learner.PredictOne(test, i, 5);
+    micros.push_back(request.Stop() * 1e6);
     if (top.ids.empty()) throw std::logic_error("PredictOne returned nothing");
   }
   return {{"latency_p50_us", Percentile(micros, 0.5)}, {"latency_p99_us", Percentile(micros, 0.99)},
           {"latency_samples", n}};
 }
 
+nlohmann::json OrNull(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
 nlohmann::json OrNull(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+// Everything the harness does while a learner pauses: curve points, the selection probe,
+// progress lines. None of it is on the training clock.
+class PauseWork {
+ public:
+  PauseWork(const Learner*& learner, const Dataset& train, const Dataset& test, const MeasureSettings& s)
+      : learner_(learner), train_(train), settings_(s) {
+    if (s.evals_per_epoch > 0) eval_sample_ = SampleRows(test, s.eval_sample, 0x5eed);
+  }
+
+  void operator()(const Progress& p, double train_seconds) {
+    const SelectionRecall* recall = Probe();
+    double value = NAN;
+    if (settings_.evals_per_epoch > 0) {
+      value = MetricValue(ComputeMetrics(learner_->Predict(eval_sample_, 5), eval_sample_), settings_.metric);
+      curve_.push_back({train_seconds, p.epoch, value, recall ? OrNull(recall->active_at_5) : nullptr,
+                        recall ? OrNull(recall->labels) : nullptr});
+    }
+    if (p.epoch_end) EndEpoch(p, recall);
+    if (settings_.progress) Print(p, train_seconds, value, recall);
+  }
+
+  const nlohmann::json& curve() const { return curve_; }
+  const nlohmann::json& epochs() const { return epochs_; }
+  const std::optional<SelectionRecall>& last_recall() const { return recall_; }
+
+ private:
+  // Selection quality on a fixed sample of training rows, for engines with a sparse layer.
+  const SelectionRecall* Probe() {
+    if (probe_rows_.rows() == 0 && settings_.recall_sample > 0) probe_rows_ = SampleRows(train_, settings_.recall_sample, 0x7ec);
+    if (probe_rows_.rows() == 0) return nullptr;
+    auto sets = learner_->ActiveSets(probe_rows_);
+    if (!sets) return nullptr;
+    recall_ = MeasureSelectionRecall(learner_->Predict(probe_rows_, 5), *sets, probe_rows_);
+    return &*recall_;
+  }
+
+  void EndEpoch(const Progress& p, const SelectionRecall* recall) {
+    nlohmann::json details = p.details;
+    details["epoch"] = p.epoch;
+    details["samples"] = p.samples;
+    details["mean_loss"] = OrNull(p.mean_loss);
+    if (recall) {
+      details["active_recall_at_5"] = recall->active_at_5;
+      details["label_recall"] = recall->labels;
+      details["probe_mean_active"] = recall->mean_active;
+    }
+    epochs_.push_back(details);
+  }
+
+  void Print(const Progress& p, double seconds, double value, const SelectionRecall* recall) const {
+    std::string line = fmt::format("epoch {:.2f}: {:.1f} s", p.epoch, seconds);
+    if (!std::isnan(p.mean_loss)) line += fmt::format(", loss {:.4f}", p.mean_loss);
+    if (!std::isnan(value)) line += fmt::format(", {} {:.4f}", settings_.metric, value);
+    if (recall) line += fmt::format(", active recall@5 {:.3f}, label recall {:.3f}", recall->active_at_5, recall->labels);
+    fmt::print(stderr, "{}\n", line);
+  }
+
+  const Learner*& learner_;
+  const Dataset& train_;
+  const MeasureSettings& settings_;
+  Dataset eval_sample_, probe_rows_;
+  nlohmann::json curve_ = nlohmann::json::array(), epochs_ = nlohmann::json::array();
+  std::optional<SelectionRecall> recall_;
+};
 
 }  // namespace
 
@@ -53,49 +118,49 @@ double MetricValue(const Metrics& m, const std::string& name) {
   return m.p_at_1;
 }
 
-nlohmann::json TrainAndMeasure(Learner& learner, const Dataset& train, const Dataset& test,
-                               const MeasureSettings& s) {
-  const Dataset sample = EvalSample(test, s.eval_sample);
-  double train_seconds = 0, eval_seconds = 0;
-  uint64_t samples = 0;
-  nlohmann::json curve = nlohmann::json::array(), epoch_details = nlohmann::json::array();
-  auto evaluate = [&](double seconds, double epoch) {
-    const auto start = Clock::now();
-    const double value = MetricValue(ComputeMetrics(learner.Predict(sample, 5), sample), s.metric);
-    eval_seconds += Since(start);
-    curve.push_back({seconds, epoch, value});
-    if (s.progress) fmt::print(stderr, "epoch {:.2f}: {} {:.4f} at {:.1f} s\n", epoch, s.metric, value, seconds);
-  };
-  const uint32_t passes = learner.runs_own_epochs() ? 1 : s.epochs;
-  for (uint32_t epoch = 0; epoch < passes; ++epoch) {
-    BatchHook hook;
-    if (s.evals_per_epoch > 0) {  // engines that run their own passes may ignore it
-      const uint64_t batches = (train.rows() + s.batch - 1) / s.batch;
-      hook.interval = std::max<uint64_t>(1, batches / s.evals_per_epoch);
-      hook.call = [&, batches](uint64_t done, double seconds) {
-        if (done < batches) evaluate(train_seconds + seconds, epoch + static_cast<double>(done) / static_cast<double>(batches));
-      };
-    }
-    const EpochReport report = learner.TrainEpoch(train, hook);
-    train_seconds += report.seconds;
-    samples += report.samples;
-    epoch_details.push_back(report.details);
-    if (s.progress) fmt::print(stderr, "epoch {}/{}: {:.2f} s, loss {:.4f}\n", epoch + 1, passes, report.seconds, report.mean_loss);
-    if (s.evals_per_epoch > 0) evaluate(train_seconds, epoch + 1.0);
-  }
-  const auto eval_start = Clock::now();
-  const Metrics m = ComputeMetrics(learner.Predict(test, 5), test);
-  const double final_eval_seconds = Since(eval_start);
-  nlohmann::json time_to_target = nullptr;
+nlohmann::json TimeToTarget(const nlohmann::json& curve, double target) {
+  if (std::isnan(target) || !curve.is_array()) return nullptr;
   for (const auto& point : curve) {
-    if (point[2].get<double>() >= s.target) {
-      time_to_target = point[0];
-      break;
+    if (point.is_array() && point.size() >= 3 && point[2].is_number() && point[2].get<double>() >= target) {
+      return point[0];
     }
   }
+  return nullptr;
+}
+
+Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Dataset& test,
+                            const MeasureSettings& s, const Featurizer* featurizer) {
+  const Learner* current = nullptr;
+  PauseWork work(current, train, test, s);
+  Stopwatch clock, paused;
+  PausePlan plan{s.evals_per_epoch, [&](const Progress& p) {
+    const double seconds = clock.Stop();
+    paused.Start();
+    work(p, seconds);
+    paused.Stop();
+    clock.Start();
+  }};
+  clock.Start();
+  if (featurizer != nullptr && train.has_text()) FeaturizeDataset(train, *featurizer, s.threads);
+  std::unique_ptr<Learner> learner = make({train.num_features, train.num_labels});
+  current = learner.get();
+  clock.Stop();
+  learner->Stage(train);
+  clock.Start();
+  learner->Train(train, plan);
+  const double train_seconds = clock.Stop();
+
+  Stopwatch final_eval;
+  final_eval.Start();
+  const Metrics m = ComputeMetrics(learner->Predict(test, 5), test);
+  const double eval_seconds = final_eval.Stop();
+  const TrainSettings settings = learner->settings();
+  uint64_t samples = 0;
+  for (const auto& e : work.epochs()) samples += e.value("samples", uint64_t{0});
+  const auto& recall = work.last_recall();
   nlohmann::json result = {{"train_seconds", train_seconds},
-                           {"curve_eval_seconds", eval_seconds},
-                           {"eval_seconds", final_eval_seconds},
+                           {"curve_eval_seconds", paused.seconds()},
+                           {"eval_seconds", eval_seconds},
                            {"samples_per_second", train_seconds > 0 ? static_cast<double>(samples) / train_seconds : 0.0},
                            {"p_at_1", m.p_at_1},
                            {"p_at_3", m.p_at_3},
@@ -103,13 +168,19 @@ nlohmann::json TrainAndMeasure(Learner& learner, const Dataset& train, const Dat
                            {"accuracy", OrNull(m.accuracy)},
                            {"metric", s.metric},
                            {"metric_value", MetricValue(m, s.metric)},
-                           {"target", s.target},
-                           {"time_to_target_seconds", time_to_target},
-                           {"curve", curve},
-                           {"epoch_details", epoch_details},
-                           {"model_bytes", learner.model_bytes()}};
-  result.update(Latency(learner, test, s.latency_samples));
-  return result;
+                           {"target", OrNull(s.target)},
+                           {"time_to_target_seconds", TimeToTarget(work.curve(), s.target)},
+                           {"curve", work.curve()},
+                           {"epoch_details", work.epochs()},
+                           {"batch", settings.batch == 0 ? nlohmann::json(nullptr) : nlohmann::json(settings.batch)},
+                           {"lr", std::stod(fmt::format("{:.6g}", settings.lr))},  // as the user wrote it
+                           {"epochs", settings.epochs},
+                           {"optimizer", settings.optimizer},
+                           {"active_recall_at_5", recall ? OrNull(recall->active_at_5) : nullptr},
+                           {"label_recall", recall ? OrNull(recall->labels) : nullptr},
+                           {"model_bytes", learner->model_bytes()}};
+  result.update(Latency(*learner, test, s.latency_samples));
+  return {std::move(result), std::move(learner)};
 }
 
 }  // namespace sparsebench

@@ -1,35 +1,54 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "datasets/dataset.h"
+#include "datasets/featurizer.h"
+#include "datasets/metrics.h"
 #include "engine/learner.h"
 
 namespace sparsebench {
 
 struct MeasureSettings {
-  uint32_t epochs = 1;
-  uint32_t batch = 256;          // the engine's, to space curve points by batches
   uint32_t evals_per_epoch = 0;  // curve points per epoch on the held-out sample; 0 = none
   uint32_t eval_sample = 2000;   // rows of the test set in that sample (fixed by seed)
+  uint32_t recall_sample = 1000; // training rows whose selection is probed (sparse engines)
   std::string metric = "p_at_1";
-  double target = 0;             // time to target: first curve point with metric >= target
+  double target = NAN;           // time to target: first curve point with metric >= target
   uint32_t latency_samples = 0;  // single-row predictions timed; 0 = none
   bool progress = true;          // epoch lines on stderr
+  int threads = 1;               // the run's threads, for featurizing training text
 };
 
-// Trains for settings.epochs, evaluates on the whole test set and measures what a result row
-// reports: train seconds (curve evaluations excluded and reported apart), the curve
-// [[seconds, epoch, metric], ...], time to target, P@k/accuracy, latency p50/p99 (us),
-// throughput. Keys as in harness/README.md.
-nlohmann::json TrainAndMeasure(Learner& learner, const Dataset& train, const Dataset& test,
-                               const MeasureSettings& settings);
+// Builds a learner for data of a shape. Runs on the clock (initialising a model is training).
+using LearnerFactory = std::function<std::unique_ptr<Learner>(const DataShape& shape)>;
+
+struct Measurement {
+  nlohmann::json result;  // keys as in harness/README.md
+  std::unique_ptr<Learner> learner;
+};
+
+// The one clock every engine is timed by. It runs from the first touch of the loaded training
+// data to the end of Train: featurizing raw training text with `featurizer` (engines that do
+// not read text), `make`, then Train. It stops only for the learner's Stage and while the
+// learner pauses for the harness (curve points, selection probes, progress lines; reported
+// apart as curve_eval_seconds). Then the final evaluation on the whole test set (featurized
+// beforehand by the caller), latency, and the figures of a result row.
+Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Dataset& test,
+                            const MeasureSettings& settings, const Featurizer* featurizer = nullptr);
 
 // The named metric ("p_at_1", ..., "accuracy") of top-5 predictions; accuracy falls back to
 // P@1 for multi-label data.
 double MetricValue(const Metrics& metrics, const std::string& name);
+
+// Training seconds at the first curve point [seconds, epoch, value, ...] whose value reaches
+// `target`; null when none does or the target is NaN.
+nlohmann::json TimeToTarget(const nlohmann::json& curve, double target);
 
 }  // namespace sparsebench

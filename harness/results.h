@@ -18,6 +18,16 @@ const std::vector<std::string>& ResultColumns();
 void AddCellFields(nlohmann::json& row, const Cell& cell, const nlohmann::json& context,
                    const Pricing& pricing, double cell_seconds);
 
+// cost_usd and cost_to_target_usd from the row's seconds and price_per_hour (null without a price).
+void SetCosts(nlohmann::json& row);
+
+// torch and blas: the dense baselines that speed-ups and relative targets are measured against.
+bool IsDenseBaseline(const std::string& spec);
+
+// Resolves each row's target rule against the best dense baseline of its dataset (median final
+// metric over repeats) and recomputes its time to target from its curve, and the cost to it.
+void ResolveTargets(std::vector<nlohmann::json>& rows);
+
 // A cell file that exists, parses and says "ok": what --resume skips.
 bool IsFinishedCell(const std::string& path);
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -21,11 +22,7 @@ namespace sparsebench {
 namespace fs = std::filesystem;
 namespace {
 
-struct DataFiles {
-  std::string train, test, format;
-};
-
-DataFiles PrepareData(const MatrixDataset& d, const std::string& data_dir) {
+CellFiles PrepareData(const MatrixDataset& d, const std::string& data_dir) {
   if (d.preset.empty()) return {d.train, d.test, d.format};
   const fs::path dir = fs::path(data_dir) / fmt::format("{}-{:g}", d.preset, d.scale);
   const std::string ext = d.preset == "amazon670k" ? "txt" : "csv";
@@ -41,19 +38,27 @@ DataFiles PrepareData(const MatrixDataset& d, const std::string& data_dir) {
   return {(dir / ("train." + ext)).string(), (dir / ("test." + ext)).string(), ""};
 }
 
-std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const DataFiles& files,
+}  // namespace
+
+std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellFiles& files,
                                      const std::string& binary) {
   std::vector<std::string> argv = {binary, "train", "--engine", c.engine->spec, "--train", files.train,
-                                   "--test", files.test, "--batch", std::to_string(c.engine->batch), "--lr", fmt::format("{:g}", c.engine->lr),
-                                   "--threads", std::to_string(c.threads), "--seed", std::to_string(c.repeat),
+                                   "--test", files.test, "--threads", std::to_string(c.threads),
+                                   "--seed", std::to_string(c.repeat),
                                    "--evals-per-epoch", std::to_string(m.evals_per_epoch),
                                    "--eval-sample", std::to_string(m.eval_sample), "--metric", c.dataset->metric,
-                                   "--target", fmt::format("{:g}", c.dataset->target),
                                    "--latency-samples", std::to_string(m.latency_samples)};
-  if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});
+  // Settings the matrix leaves out stay the engine's own.
   if (c.engine->epochs > 0) argv.insert(argv.end(), {"--epochs", std::to_string(c.engine->epochs)});
+  if (c.engine->batch > 0) argv.insert(argv.end(), {"--batch", std::to_string(c.engine->batch)});
+  if (c.engine->lr > 0) argv.insert(argv.end(), {"--lr", fmt::format("{:g}", c.engine->lr)});
+  const double fixed = TargetRule::Parse(c.dataset->target).value;
+  if (!std::isnan(fixed)) argv.insert(argv.end(), {"--target", fmt::format("{:g}", fixed)});
+  if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});
   return argv;
 }
+
+namespace {
 
 // The child's JSON line, or a row saying why there is none.
 nlohmann::json CellOutcome(const ProcessResult& process, const fs::path& out, const fs::path& log) {
@@ -146,7 +151,7 @@ int RunMatrix(const RunOptions& o) {
       fmt::print(stderr, "[{}/{}] {} finished earlier, skipped\n", position, cells.size(), cell.id());
       continue;
     }
-    const DataFiles files = PrepareData(*cell.dataset, o.data_dir);
+    const CellFiles files = PrepareData(*cell.dataset, o.data_dir);
     progress.Begin(position, cell.id());
     ProcessLimits limits{matrix.max_seconds, matrix.max_memory_mb, nullptr, {"SPARSEBENCH_CELL=1"}};
     bool pid_written = false;

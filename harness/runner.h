@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "harness/matrix.h"
 
@@ -25,6 +26,15 @@ struct RunOptions {
 // OUT/results.csv and OUT/curves.csv; a failed cell is a row with its status and reason.
 // Returns the number of cells that did not end "ok".
 int RunMatrix(const RunOptions& options);
+
+// The data files a cell trains and tests on.
+struct CellFiles {
+  std::string train, test, format;
+};
+
+// The `sparsebench train` command line of a cell; settings the matrix leaves out are not passed.
+std::vector<std::string> CellCommand(const Matrix& matrix, const Cell& cell, const CellFiles& files,
+                                     const std::string& binary);
 
 // File name of a cell's files under OUT/cells ("/" becomes "__").
 std::string CellFileStem(const std::string& cell_id);

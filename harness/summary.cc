@@ -1,5 +1,7 @@
 #include "harness/summary.h"
 
+#include "harness/results.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -16,20 +18,17 @@ void Add(Stat& stat, double v) {
   if (!std::isnan(v)) stat.values.push_back(v);
 }
 
-bool IsDense(const std::string& spec) {
-  const std::string family = spec.substr(0, spec.find(':'));
-  return family == "torch" || family == "blas";
-}
-
 void SetSpeedups(std::vector<Group>& groups) {
   for (Group& g : groups) {
     double fastest = NAN;
     for (const Group& d : groups) {
-      if (d.dense && d.machine == g.machine && d.threads == g.threads && !std::isnan(d.time_to_target.median)) {
+      if (d.dense && d.machine == g.machine && d.threads == g.threads && std::isfinite(d.time_to_target.median)) {
         fastest = std::isnan(fastest) ? d.time_to_target.median : std::min(fastest, d.time_to_target.median);
       }
     }
-    if (!std::isnan(fastest) && g.time_to_target.median > 0) g.speedup = fastest / g.time_to_target.median;
+    if (!std::isnan(fastest) && g.time_to_target.median > 0 && std::isfinite(g.time_to_target.median)) {
+      g.speedup = fastest / g.time_to_target.median;
+    }
   }
 }
 
@@ -58,6 +57,7 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows) {
       datasets.push_back({dataset, row.value("metric", "p_at_1"), Number(row, "target"), {}});
       d = datasets.end() - 1;
     }
+    if (std::isnan(d->target)) d->target = Number(row, "target");
     const auto key = std::make_tuple(dataset, row.value("machine", "?"), row.value("engine", "?"), row.value("threads", 0));
     auto [it, fresh] = where.try_emplace(key, d - datasets.begin(), d->groups.size());
     if (fresh) {
@@ -65,7 +65,8 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows) {
       std::tie(g.dataset, g.machine, g.engine, g.threads) = key;
       g.spec = row.value("spec", "");
       g.metric_name = row.value("metric", "p_at_1");
-      g.dense = IsDense(g.spec);
+      g.dense = IsDenseBaseline(g.spec);
+      g.optimizer = row.value("optimizer", "");
       d->groups.push_back(g);
     }
     Group& g = datasets[it->second.first].groups[it->second.second];
@@ -77,19 +78,24 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows) {
     ++g.ok;
     Add(g.train_seconds, Number(row, "train_seconds"));
     Add(g.metric, Number(row, "metric_value"));
-    Add(g.time_to_target, Number(row, "time_to_target_seconds"));
+    const double to_target = Number(row, "time_to_target_seconds");
+    g.missed += std::isnan(to_target);
+    g.time_to_target.values.push_back(std::isnan(to_target) ? INFINITY : to_target);
     Add(g.samples_per_second, Number(row, "samples_per_second"));
     Add(g.latency_p50, Number(row, "latency_p50_us"));
     Add(g.latency_p99, Number(row, "latency_p99_us"));
     Add(g.peak_rss_mb, Number(row, "peak_rss_mb"));
     Add(g.cost, Number(row, "cost_usd"));
     Add(g.cost_to_target, Number(row, "cost_to_target_usd"));
+    Add(g.active_recall, Number(row, "active_recall_at_5"));
+    Add(g.label_recall, Number(row, "label_recall"));
     if (g.first_curve.empty() && row.contains("curve")) g.first_curve = row["curve"];
   }
   for (DatasetGroups& d : datasets) {
     for (Group& g : d.groups) {
       for (Stat* s : {&g.train_seconds, &g.metric, &g.time_to_target, &g.samples_per_second, &g.latency_p50,
-                      &g.latency_p99, &g.peak_rss_mb, &g.cost, &g.cost_to_target}) {
+                      &g.latency_p99, &g.peak_rss_mb, &g.cost, &g.cost_to_target, &g.active_recall,
+                      &g.label_recall}) {
         *s = Summarize(s->values);
       }
     }

@@ -22,16 +22,20 @@ struct Group {
   int threads = 0;
   size_t runs = 0, ok = 0;
   std::string failure;  // status and reason of a failed repeat
+  std::string optimizer;
   bool dense = false;   // a dense baseline (torch, blas)
+  // Time to target over every ok repeat: one that never reached the target counts as +inf, so
+  // the median is "not reached" when most missed; `missed` says how many did.
   Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99, peak_rss_mb, cost,
-      cost_to_target;
+      cost_to_target, active_recall, label_recall;
+  size_t missed = 0;
   double speedup = NAN;  // fastest dense baseline's time to target / this one's
   nlohmann::json first_curve = nlohmann::json::array();
 };
 
 struct DatasetGroups {
   std::string dataset, metric;
-  double target = 0;
+  double target = NAN;
   std::vector<Group> groups;
 };
 

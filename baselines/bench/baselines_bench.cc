@@ -41,7 +41,7 @@ void BM_BlasLearnerGemmEfficiency(benchmark::State& state) {
   double learner_seconds = 0, learner_flops = 0, raw_seconds = 0;
   for (auto _ : state) {
     const BlasLearner::GemmTotals before = learner.gemm_totals();
-    learner.TrainEpoch(data, {});
+    learner.Train(data, {});
     learner_seconds += learner.gemm_totals().seconds - before.seconds;
     learner_flops += learner.gemm_totals().flops - before.flops;
     openblas_set_num_threads(threads);

@@ -1,32 +1,33 @@
+#include <fasttext/fasttext.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
-#include <numeric>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "baselines/fasttext_learner.h"
-#include "baselines/subprocess.h"
+#include "datasets/metrics.h"
 #include "datasets/random.h"
 #include "engine/engine_error.h"
-#include "engine/metrics.h"
+#include "engine/tests/test_util.h"
 
 namespace sparsebench {
 namespace {
 
-constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
-
-// Small enough that fastText allocates and saves its n-gram table in milliseconds.
+// Small enough that fastText allocates its n-gram table in milliseconds.
 constexpr const char* kSmallModel = "bucket=1000";
 
-TrainOptions OneThread() {
+TrainOptions Threads(int threads) {
   TrainOptions options;
-  options.threads = 1;
+  options.threads = threads;
   options.seed = 3;
   return options;
 }
@@ -37,7 +38,8 @@ void AddLabels(Dataset& d, std::initializer_list<uint32_t> labels) {
 }
 
 // "good great" rows are label 1, "bad awful" rows label 0, padded with shared filler words.
-Dataset ReviewData(uint32_t rows, uint64_t seed) {
+// sorted: every label-0 row first, as real DBPedia files are sorted by class.
+Dataset ReviewData(uint32_t rows, uint64_t seed, bool sorted = false) {
   const std::vector<std::vector<std::string>> words = {{"Bad", "awful", "terrible!", "poor"},
                                                        {"Good", "great", "excellent!", "nice"}};
   const std::vector<std::string> filler = {"the", "food", "service", "was", "place", "staff"};
@@ -46,7 +48,7 @@ Dataset ReviewData(uint32_t rows, uint64_t seed) {
   d.num_labels = 2;
   Rng rng(seed);
   for (uint32_t r = 0; r < rows; ++r) {
-    const uint32_t label = rng.Below(2);
+    const uint32_t label = sorted ? (r < rows / 2 ? 0 : 1) : rng.Below(2);
     std::string text = filler[rng.Below(6)];
     for (int w = 0; w < 2; ++w) {
       text += " " + words[label][rng.Below(4)] + " " + filler[rng.Below(6)];
@@ -82,7 +84,7 @@ Dataset XmcData(uint32_t rows, uint64_t seed) {
   return d;
 }
 
-// An empty row must still get its own line of predictions.
+// An empty row must still get its own predictions.
 Dataset WithEmptyFirstRow(Dataset data) {
   TextColumn text;
   text.push_back("");
@@ -91,95 +93,10 @@ Dataset WithEmptyFirstRow(Dataset data) {
   return data;
 }
 
-bool HaveFastText() { return !FindExecutable("fasttext").empty(); }
-
-TEST(FastTextPredictions, ParsesCannedOutputAndPads) {
-  std::istringstream out(
-      "__label__3 0.91 __label__0 0.05\n"
-      "__label__1 1.00001 __label__2 1.00001e-05 __label__0 0 __label__4 0 __label__3 0\n"
-      "\n");
-  const TopK top = ParseFastTextPredictions(out, 3, 5, 5);
-  ASSERT_EQ(top.rows(), 3u);
-  EXPECT_EQ(std::vector<uint32_t>(top.ids.begin(), top.ids.begin() + 5),
-            (std::vector<uint32_t>{3, 0, kNone, kNone, kNone}));
-  EXPECT_EQ(std::vector<float>(top.scores.begin(), top.scores.begin() + 5),
-            (std::vector<float>{0.91f, 0.05f, kMinusInf, kMinusInf, kMinusInf}));
-  EXPECT_EQ(std::vector<uint32_t>(top.ids.begin() + 5, top.ids.begin() + 10),
-            (std::vector<uint32_t>{1, 2, 0, 4, 3}));
-  EXPECT_FLOAT_EQ(top.scores[6], 1.00001e-05f);
-  EXPECT_TRUE(
-      std::all_of(top.ids.begin() + 10, top.ids.end(), [](uint32_t id) { return id == kNone; }));
-}
-
-TEST(FastTextPredictions, MalformedOutputThrows) {
-  const std::vector<std::string> bad = {
-      "__label__3\n",                      // no probability
-      "__label__x 0.5\n",                  // no id
-      "label3 0.5\n",                      // no prefix
-      "__label__3 high\n",                 // no number
-      "__label__3 0.5junk\n",              // trailing junk
-      "__label__-1 0.5\n",                 // negative id
-      "__label__1 0.5 __label__2 0.4\n",   // more than k = 1
-      "",                                  // fewer lines than rows
-      "__label__1 0.5\n__label__2 0.5\n",  // more lines than rows
-  };
-  for (const std::string& text : bad) {
-    std::istringstream out(text);
-    EXPECT_THROW(ParseFastTextPredictions(out, 1, 1, 5), std::runtime_error) << text;
-  }
-}
-
-TEST(FastTextPredictions, OutOfRangeLabelThrows) {
-  std::istringstream out("__label__5 0.5\n");
-  try {
-    ParseFastTextPredictions(out, 1, 5, 5);
-    FAIL() << "label 5 of 5 accepted";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
-  }
-}
-
-// What fastText prints for a row: every label by falling score, the first k of them.
-std::string PredictProbLine(const std::vector<float>& scores, uint32_t k) {
-  std::vector<uint32_t> order(scores.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return scores[a] > scores[b]; });
-  std::ostringstream line;
-  line.precision(9);
-  for (size_t i = 0; i < std::min<size_t>(k, order.size()); ++i) {
-    line << (i ? " " : "") << "__label__" << order[i] << " " << scores[order[i]];
-  }
-  return line.str();
-}
-
-TEST(FastTextPredictions, IdenticalMetricsFromIdenticalScoreMatrices) {
-  constexpr uint32_t kRows = 6, k = 5;
-  for (const uint32_t labels : {9u, 3u}) {
-    Dataset truth;
-    truth.num_labels = labels;
-    Rng rng(labels);
-    std::vector<std::vector<float>> matrix(kRows);
-    for (uint32_t r = 0; r < kRows; ++r) {
-      for (uint32_t l = 0; l < labels; ++l) matrix[r].push_back(static_cast<float>(rng.Uniform()));
-      AddLabels(truth, {rng.Below(labels)});
-    }
-    TopK direct{k, std::vector<uint32_t>(kRows * k), std::vector<float>(kRows * k)};
-    std::string printed;
-    for (uint32_t r = 0; r < kRows; ++r) {
-      SelectTopK(matrix[r], {}, k, &direct.ids[r * k], &direct.scores[r * k]);
-      printed += PredictProbLine(matrix[r], k) + "\n";
-    }
-    std::istringstream in(printed);
-    const TopK parsed = ParseFastTextPredictions(in, kRows, k, labels);
-    EXPECT_EQ(parsed.ids, direct.ids);
-    EXPECT_EQ(parsed.scores, direct.scores);
-    const Metrics a = ComputeMetrics(direct, truth), b = ComputeMetrics(parsed, truth);
-    EXPECT_EQ(a.p_at_1, b.p_at_1);
-    EXPECT_EQ(a.p_at_3, b.p_at_3);
-    EXPECT_EQ(a.p_at_5, b.p_at_5);
-    EXPECT_EQ(a.accuracy, b.accuracy);
-  }
+std::vector<Progress> TrainRecordingPauses(Learner& learner, const Dataset& data, uint32_t per_epoch) {
+  std::vector<Progress> pauses;
+  learner.Train(data, PausePlan{per_epoch, [&](const Progress& p) { pauses.push_back(p); }});
+  return pauses;
 }
 
 TEST(FastTextText, NormalizesLikeClassificationExample) {
@@ -190,106 +107,260 @@ TEST(FastTextText, NormalizesLikeClassificationExample) {
   EXPECT_EQ(NormalizeForFastText(""), "");
 }
 
-std::string SpecOf(const std::string& spec) {
-  return FastTextLearner(spec, {}, OneThread()).spec();
+TEST(FastTextFormat, LinesAndLabels) {
+  const Dataset xmc = XmcData(3, 1);
+  EXPECT_EQ(FastTextLine(ReviewData(1, 1), 0, {.labels = false, .text = true}).find("__label__"),
+            std::string::npos);
+  const std::string line = FastTextLine(xmc, 0, {.labels = true, .text = false});
+  EXPECT_EQ(line.rfind("__label__", 0), 0u) << line;
+  EXPECT_NE(line.find(" f"), std::string::npos) << line;
+  EXPECT_EQ(ParseFastTextLabel("__label__12"), 12u);
+  EXPECT_EQ(ParseFastTextLabel("__label__0"), 0u);
+  for (const char* bad : {"__label__", "__label__x", "label3", "__label__-1", "__label__3x", "f3"}) {
+    EXPECT_FALSE(ParseFastTextLabel(bad).has_value()) << bad;
+  }
 }
+
+std::string SpecOf(const std::string& spec) { return FastTextLearner(spec, {}, Threads(1)).spec(); }
 
 TEST(FastTextSpec, CanonicalNamesEverySetting) {
   const std::string defaults =
-      "fasttext:dim=10,ngrams=2,bucket=10000000,epoch=5,lr=0.1,mincount=1,loss=auto,values=drop,"
-      "autotune=0";
+      "fasttext:dim=10,ngrams=2,bucket=10000000,epoch=5,lr=0.1,mincount=1,loss=auto,neg=5,"
+      "values=drop,autotune=0";
   EXPECT_EQ(SpecOf("fasttext"), defaults);
   EXPECT_EQ(SpecOf(defaults), defaults);
-  EXPECT_EQ(SpecOf("fasttext:lr=0.5,loss=hs,dim=20,values=repeat,mincount=3,bin=/opt/ft"),
-            "fasttext:dim=20,ngrams=2,bucket=10000000,epoch=5,lr=0.5,mincount=3,loss=hs,"
-            "values=repeat,autotune=0,bin=/opt/ft");
+  EXPECT_EQ(SpecOf("fasttext:lr=0.5,loss=ns,neg=336,dim=20,values=repeat,mincount=3,threads=1"),
+            "fasttext:dim=20,ngrams=2,bucket=10000000,epoch=5,lr=0.5,mincount=3,loss=ns,neg=336,"
+            "values=repeat,autotune=0,threads=1");
   // fastText tunes only what it is not given, so an autotuned spec names only the fixed settings.
   EXPECT_EQ(SpecOf("fasttext:autotune=30,dim=50"),
-            "fasttext:dim=50,mincount=1,loss=auto,values=drop,autotune=30");
+            "fasttext:dim=50,mincount=1,loss=auto,neg=5,values=drop,autotune=30");
 }
 
 TEST(FastTextSpec, RejectsUnknownKeysAndBadValues) {
   for (const char* spec :
-       {"fasttext:dims=10", "fasttext:loss=ns", "fasttext:values=keep", "fasttext:dim=0",
-        "fasttext:lr=fast", "fasttext:autotune=-1", "blas:dim=10"}) {
+       {"fasttext:dims=10", "fasttext:loss=nce", "fasttext:values=keep", "fasttext:dim=0",
+        "fasttext:lr=fast", "fasttext:autotune=-1", "fasttext:neg=0", "fasttext:bin=/usr/bin/fasttext",
+        "fasttext:bucket=0", "fasttext:bucket=0,ngrams=2", "fasttext:autotune=10,bucket=0",
+        "blas:dim=10"}) {
     EXPECT_THROW(SpecOf(spec), ConfigError) << spec;
   }
 }
 
-TEST(FastTextLearner, MissingBinaryNamesThePackage) {
-  FastTextLearner learner("fasttext:bin=/nonexistent/fasttext", {}, OneThread());
-  try {
-    learner.TrainEpoch(ReviewData(10, 1), {});
-    FAIL() << "trained without a binary";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("install Debian's `fasttext`"), std::string::npos)
-        << e.what();
-  }
+TEST(FastTextLearner, NothingBeforeTraining) {
+  FastTextLearner learner("fasttext", {0, 2}, Threads(1));
   EXPECT_THROW(learner.Predict(ReviewData(10, 1), 5), std::logic_error);
-}
-
-TEST(FastTextLearner, FailingBinaryNamesTheCommand) {
-  if (FindExecutable("false").empty()) GTEST_SKIP() << "no `false` in PATH";
-  FastTextLearner learner("fasttext:bin=false", {}, OneThread());
-  try {
-    learner.TrainEpoch(ReviewData(10, 1), {});
-    FAIL() << "a failing binary passed";
-  } catch (const std::runtime_error& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("exit status 1"), std::string::npos) << what;
-    EXPECT_NE(what.find("supervised -input"), std::string::npos) << what;
-  }
+  EXPECT_THROW(learner.PredictOne(ReviewData(10, 1), 0, 5), std::logic_error);
+  EXPECT_THROW(learner.Save("/nonexistent/model.bin"), std::logic_error);
+  EXPECT_EQ(learner.model_bytes(), 0u);
 }
 
 TEST(FastTextLearner, TextEndToEnd) {
-  if (!HaveFastText()) GTEST_SKIP() << "Debian's fasttext is not installed";
   const Dataset train = ReviewData(200, 1);
   const Dataset test = WithEmptyFirstRow(ReviewData(100, 2));
-  FastTextLearner learner(std::string("fasttext:epoch=20,lr=0.5,") + kSmallModel, {0, 2},
-                          OneThread());
-  const EpochReport report = learner.TrainEpoch(train, {});
-  EXPECT_EQ(report.samples, 200u * 20u);
-  EXPECT_GT(report.seconds, 0);
-  EXPECT_TRUE(report.details.contains("seconds_write"));
+  FastTextLearner learner(std::string("fasttext:epoch=20,lr=0.5,") + kSmallModel, {0, 2}, Threads(1));
+  learner.Stage(train);
+  const Progress report = testing::TrainReportingLastEpoch(learner, train);
+  EXPECT_EQ(report.epoch, 20.0);
+  EXPECT_GT(report.mean_loss, 0.0);
   const Metrics m = ComputeMetrics(learner.Predict(test, 5), test);
   EXPECT_GE(*m.accuracy, 0.9);
-  EXPECT_EQ(
-      learner.spec(),
-      "fasttext:dim=10,ngrams=2,bucket=1000,epoch=20,lr=0.5,mincount=1,loss=softmax,autotune=0");
+  EXPECT_EQ(learner.spec(),
+            "fasttext:dim=10,ngrams=2,bucket=1000,epoch=20,lr=0.5,mincount=1,loss=softmax,neg=5,"
+            "autotune=0");
+  EXPECT_EQ(learner.settings().epochs, 20u);
   EXPECT_NE(learner.context().at("fasttext_args").find("-wordNgrams 2"), std::string::npos);
+  EXPECT_GT(learner.model_bytes(), 0u);
+}
+
+TEST(FastTextLearner, PredictOneIsPredictsRow) {
+  const Dataset train = ReviewData(200, 1), test = WithEmptyFirstRow(ReviewData(40, 2));
+  FastTextLearner learner(std::string("fasttext:epoch=10,lr=0.5,") + kSmallModel, {0, 2}, Threads(2));
+  learner.Train(train, {});
+  const TopK all = learner.Predict(test, 5);
+  for (size_t r = 0; r < test.rows(); ++r) {
+    const TopK one = learner.PredictOne(test, r, 5);
+    EXPECT_EQ(std::vector<uint32_t>(one.ids.begin(), one.ids.end()),
+              std::vector<uint32_t>(all.ids.begin() + r * 5, all.ids.begin() + r * 5 + 5)) << r;
+    EXPECT_EQ(std::vector<float>(one.scores.begin(), one.scores.end()),
+              std::vector<float>(all.scores.begin() + r * 5, all.scores.begin() + r * 5 + 5)) << r;
+  }
+  // Two labels: the rest of the top 5 is padding.
+  EXPECT_EQ(all.ids[2], std::numeric_limits<uint32_t>::max());
+}
+
+TEST(FastTextLearner, SavesAModelFastTextLoads) {
+  const Dataset train = ReviewData(200, 1), test = ReviewData(20, 2);
+  FastTextLearner learner(std::string("fasttext:epoch=10,lr=0.5,") + kSmallModel, {0, 2}, Threads(1));
+  learner.Train(train, {});
   const TempDir dir(std::filesystem::temp_directory_path(), "fasttext-test-");
   const std::filesystem::path saved = dir.path() / "saved model.bin";
   learner.Save(saved.string());
-  EXPECT_GT(learner.model_bytes(), 0u);
-  EXPECT_EQ(std::filesystem::file_size(saved), learner.model_bytes());
-}
-
-TEST(FastTextLearner, XmcEndToEnd) {
-  if (!HaveFastText()) GTEST_SKIP() << "Debian's fasttext is not installed";
-  const Dataset train = XmcData(300, 1), test = XmcData(60, 2);
-  for (const char* values : {"drop", "repeat"}) {
-    FastTextLearner learner(
-        std::string("fasttext:epoch=30,lr=0.5,values=") + values + "," + kSmallModel,
-        {train.num_features, train.num_labels}, OneThread());
-    learner.TrainEpoch(train, {});
-    const Metrics m = ComputeMetrics(learner.Predict(test, 5), test);
-    EXPECT_GE(m.p_at_1, 0.9) << values;
-    EXPECT_NE(learner.spec().find(std::string("loss=ova,values=") + values), std::string::npos)
-        << learner.spec();
+  const auto size = static_cast<double>(std::filesystem::file_size(saved));
+  EXPECT_NEAR(static_cast<double>(learner.model_bytes()), size, 0.1 * size);
+  fasttext::FastText loaded;
+  loaded.loadModel(saved.string());
+  const TopK top = learner.Predict(test, 1);
+  for (size_t r = 0; r < test.rows(); ++r) {
+    std::istringstream line(FastTextLine(test, static_cast<uint32_t>(r), {.labels = false, .text = true}) + "\n");
+    std::vector<std::pair<fasttext::real, std::string>> predictions;
+    ASSERT_TRUE(loaded.predictLine(line, predictions, 1, 0.0));
+    ASSERT_EQ(predictions.size(), 1u);
+    EXPECT_EQ(predictions[0].second, "__label__" + std::to_string(top.ids[r])) << r;
   }
 }
 
-TEST(FastTextLearner, AutotuneRetrainsWithTheChosenArguments) {
-  if (!HaveFastText()) GTEST_SKIP() << "Debian's fasttext is not installed";
-  const Dataset train = ReviewData(200, 1), test = ReviewData(100, 2);
-  FastTextLearner learner(std::string("fasttext:autotune=1,dim=10,") + kSmallModel, {0, 2},
-                          OneThread());
-  const EpochReport report = learner.TrainEpoch(train, {});
-  EXPECT_GT(report.details.at("seconds_autotune"), 0.5);
-  const std::string tuned = learner.context().at("fasttext_tuned_args");
-  EXPECT_NE(tuned.find("-dim 10"), std::string::npos) << tuned;
-  EXPECT_NE(tuned.find("-lr "), std::string::npos) << tuned;
-  EXPECT_NE(learner.context().at("fasttext_args").find(tuned), std::string::npos);
+TEST(FastTextLearner, XmcEndToEndWithOvaAndNs) {
+  const Dataset train = XmcData(300, 1), test = XmcData(60, 2);
+  for (const std::string loss : {"loss=auto", "loss=ns,neg=3"}) {
+    for (const char* values : {"drop", "repeat"}) {
+      FastTextLearner learner("fasttext:epoch=30,lr=0.5,values=" + std::string(values) + "," + loss + "," + kSmallModel,
+                              {train.num_features, train.num_labels}, Threads(1));
+      learner.Train(train, {});
+      const Metrics m = ComputeMetrics(learner.Predict(test, 5), test);
+      EXPECT_GE(m.p_at_1, 0.9) << loss << " " << values;
+      const std::string resolved = loss == "loss=auto" ? "loss=ova,neg=5" : "loss=ns,neg=3";
+      EXPECT_NE(learner.spec().find(resolved + ",values=" + values), std::string::npos) << learner.spec();
+    }
+  }
+}
+
+TEST(FastTextLearner, StagesAShuffledFileInMemoryAndRemovesIt) {
+  const Dataset train = ReviewData(400, 1, /*sorted=*/true);
+  std::filesystem::path dir;
+  {
+    FastTextLearner learner(std::string("fasttext:epoch=5,") + kSmallModel, {0, 2}, Threads(1));
+    learner.Stage(train);
+    dir = learner.context().at("fasttext_staged_in");
+    if (std::filesystem::is_directory("/dev/shm")) {
+      EXPECT_EQ(dir.parent_path(), "/dev/shm");
+    }
+    std::ifstream in(dir / "train.txt");
+    uint32_t lines = 0, label1_in_first_half = 0;
+    for (std::string line; std::getline(in, line); ++lines) {
+      if (lines < 200 && line.starts_with("__label__1 ")) ++label1_in_first_half;
+    }
+    EXPECT_EQ(lines, 400u);
+    EXPECT_GT(label1_in_first_half, 60u);  // sorted input: 0 before shuffling
+    EXPECT_LT(label1_in_first_half, 140u);
+    learner.Train(train, {});
+    EXPECT_EQ(std::vector<std::string>(1, learner.context().at("fasttext_staged_in")),
+              std::vector<std::string>(1, dir.string()));  // Train reads what Stage wrote
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST(FastTextLearner, RemovesWhatAKilledRunLeftStaged) {
+  const Dataset train = ReviewData(50, 1);
+  FastTextLearner first(std::string("fasttext:epoch=1,") + kSmallModel, {0, 2}, Threads(1));
+  first.Stage(train);
+  const std::filesystem::path parent = std::filesystem::path(first.context().at("fasttext_staged_in")).parent_path();
+  // pid 2^22 + 1 is above Linux's pid_max limit, so no process has it.
+  const std::filesystem::path stale = parent / "sparsebench-fasttext-4194305-AbCdEf";
+  const std::filesystem::path other = parent / "sparsebench-fasttext-notapid";
+  std::filesystem::create_directories(stale);
+  std::filesystem::create_directories(other);
+  std::ofstream(stale / "train.txt") << "__label__0 x\n";
+  FastTextLearner second(std::string("fasttext:epoch=1,") + kSmallModel, {0, 2}, Threads(1));
+  second.Stage(train);
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(other));  // not named after a process: left alone
+  EXPECT_TRUE(std::filesystem::exists(first.context().at("fasttext_staged_in")));  // alive: kept
+  std::filesystem::remove_all(other);
+}
+
+TEST(FastTextLearner, PausesEveryThreadAsPlanned) {
+  const Dataset train = ReviewData(2000, 4), test = ReviewData(100, 5);
+  for (const uint32_t per_epoch : {0u, 2u, 3u}) {
+    FastTextLearner learner(std::string("fasttext:epoch=5,lr=0.5,") + kSmallModel, {0, 2}, Threads(2));
+    double accuracy_at_pauses = 0;
+    std::vector<Progress> pauses;
+    learner.Train(train, PausePlan{per_epoch, [&](const Progress& p) {
+                                     pauses.push_back(p);
+                                     // The harness evaluates while every training thread waits.
+                                     accuracy_at_pauses = *ComputeMetrics(learner.Predict(test, 5), test).accuracy;
+                                   }});
+    const size_t expected = per_epoch == 0 ? 5 : 5 * per_epoch;
+    EXPECT_EQ(pauses.size(), expected) << per_epoch << ": " << learner.context().at("fasttext_pauses");
+    uint64_t epoch_samples = 0;
+    size_t epoch_ends = 0;
+    for (size_t i = 0; i < pauses.size(); ++i) {
+      if (i > 0) {
+        EXPECT_GE(pauses[i].epoch, pauses[i - 1].epoch) << i;
+      }
+      if (pauses[i].epoch_end) {
+        ++epoch_ends;
+        epoch_samples += pauses[i].samples;
+      }
+    }
+    ASSERT_FALSE(pauses.empty());
+    EXPECT_EQ(pauses.back().epoch, 5.0);
+    EXPECT_TRUE(pauses.back().epoch_end);
+    EXPECT_EQ(epoch_ends, 5u);
+    EXPECT_EQ(epoch_samples, 2000u * 5);  // what samples_per_second adds up
+    EXPECT_GE(accuracy_at_pauses, 0.9);
+  }
+}
+
+TEST(FastTextLearner, AnExceptionInAPauseStopsTrainingCleanly) {
+  const Dataset train = ReviewData(2000, 4);
+  FastTextLearner learner(std::string("fasttext:epoch=5,") + kSmallModel, {0, 2}, Threads(2));
+  int calls = 0;
+  const PausePlan plan{2, [&](const Progress&) {
+                         if (++calls == 2) throw std::runtime_error("evaluation failed");
+                       }};
+  EXPECT_THROW(
+      {
+        try {
+          learner.Train(train, plan);
+        } catch (const std::runtime_error& e) {
+          EXPECT_STREQ(e.what(), "evaluation failed");
+          throw;
+        }
+      },
+      std::runtime_error);
+  EXPECT_EQ(calls, 2);
+  EXPECT_THROW(learner.Predict(train, 5), std::logic_error);
+}
+
+TEST(FastTextLearner, AutotuneKeepsToItsBudget) {
+  const Dataset train = ReviewData(2000, 1), test = ReviewData(200, 2);
+  // The budget is wall time: on a loaded machine it scales with what one training takes, so
+  // that trial 1 (and its final training) can still fit; 2 s on an idle one.
+  FastTextLearner plain("fasttext:dim=10,bucket=10000", {0, 2}, Threads(2));
+  plain.Stage(train);
+  auto start = std::chrono::steady_clock::now();
+  plain.Train(train, {});
+  const double one = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int budget = std::max(2, static_cast<int>(std::ceil(8 * one)));
+
+  FastTextLearner learner("fasttext:autotune=" + std::to_string(budget) + ",dim=10,bucket=10000", {0, 2}, Threads(2));
+  learner.Stage(train);
+  start = std::chrono::steady_clock::now();
+  std::vector<Progress> pauses = TrainRecordingPauses(learner, train, 1);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto context = learner.context();
+  const std::string tuned = context.at("fasttext_tuned_args");
+  EXPECT_NE(tuned.find("-dim 10"), std::string::npos) << tuned;    // given, so not tuned
+  EXPECT_NE(tuned.find("-loss softmax"), std::string::npos) << tuned;
+  EXPECT_NE(context.at("fasttext_args").find(tuned), std::string::npos);
+  const std::string budget_split = context.at("autotune_budget");
+  RecordProperty("autotune_budget", budget_split);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      budget_split, m,
+      std::regex(R"(^search ([0-9.]+) s .* final training on all rows ([0-9.]+) s .* = ([0-9.]+) s of ([0-9]+) s(: overran by [0-9.]+ s because .+)?$)")))
+      << budget_split;
+  EXPECT_EQ(std::stoi(m[4]), budget);
+  EXPECT_NEAR(std::stod(m[1]) + std::stod(m[2]), std::stod(m[3]), 0.11) << budget_split;
+  // Within the budget, or the cell says why not (on a loaded machine, by a fraction of it).
+  if (!m[5].matched) {
+    EXPECT_LE(std::stod(m[3]), budget) << budget_split;
+  }
+  EXPECT_LE(std::stod(m[3]), 1.25 * budget) << budget_split;
+  EXPECT_LE(seconds, std::stod(m[3]) + 0.5) << budget_split;  // the budget covers the whole Train call
+  ASSERT_FALSE(pauses.empty());
+  EXPECT_EQ(pauses.back().epoch, static_cast<double>(learner.settings().epochs));
   EXPECT_GE(*ComputeMetrics(learner.Predict(test, 5), test).accuracy, 0.9);
 }
 

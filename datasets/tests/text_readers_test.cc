@@ -1,6 +1,12 @@
 #include "datasets/text_readers.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
@@ -53,6 +59,64 @@ TEST(FastText, TestFileUsesTrainingLabels) {
   EXPECT_EQ(d.labels(0)[0], 1u);
   options.label_names = {"ham"};
   EXPECT_THROW(ReadFastTextFile(DataFile("fasttext_valid.ft"), options), DataError);
+}
+
+// `predict --csv` reads stdin as a stream: records one at a time, a long one dropped as it
+// comes (memory stays bounded) and reported, the others answered; a BOM skipped; NUL fatal.
+std::vector<CsvStreamRecord> StreamRecords(const std::string& input, uint64_t max_bytes,
+                                           std::vector<std::string>& texts) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < input.size()) {
+      const ssize_t n = ::write(fds[1], input.data() + done, std::min<size_t>(input.size() - done, 4096));
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  std::vector<CsvStreamRecord> records;
+  CsvStreamOptions options;
+  options.max_record_bytes = max_bytes;
+  try {
+    ReadZhangCsvStream(fds[0], "<stdin>", options, [&](const CsvStreamRecord& r) {
+      texts.emplace_back(r.text);
+      records.push_back({r.line, {}, r.too_long});
+    });
+  } catch (...) {
+    ::close(fds[0]);
+    writer.join();
+    throw;
+  }
+  ::close(fds[0]);
+  writer.join();
+  return records;
+}
+
+TEST(ZhangCsv, StreamReadsRecordsOneAtATime) {
+  std::vector<std::string> texts;
+  const std::string input = "\xEF\xBB\xBF\"1\",\"short\"\n\"x\",\"" + std::string(100000, 'a') +
+                            "\"\n\"2\",\"two\nlines\"\n\"3\",\"last\"";
+  const auto records = StreamRecords(input, 1000, texts);
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_EQ(texts[0], "short");
+  EXPECT_TRUE(records[1].too_long);
+  EXPECT_EQ(texts[1], "");
+  EXPECT_EQ(records[2].line, 3u);
+  EXPECT_EQ(texts[2], "two\nlines");
+  EXPECT_EQ(records[3].line, 5u);
+  EXPECT_EQ(texts[3], "last");
+  texts.clear();
+  try {
+    StreamRecords("\"1\",\"a\"\n\"1\",\"" + std::string(10, '\0') + "\"\n", 1000, texts);
+    FAIL();
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.line(), 2u) << e.what();
+    EXPECT_NE(e.reason().find("NUL"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(StreamRecords("\"1\",\"unterminated\n", 1000, texts), DataError);
+  EXPECT_TRUE(StreamRecords("", 1000, texts).empty());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "datasets/random.h"
 #include "engine/aligned.h"
 #include "engine/hash_family.h"
+#include "engine/lsh_config.h"
 #include "engine/network.h"
 #include "engine/neuron_selector.h"
 #include "engine/row_gradients.h"
@@ -55,12 +56,21 @@ const OutputLayer& Layer() {
   return layer;
 }
 
-// Hash a hidden vector and gather the union of its L buckets, capped at 336 (0.5%).
+// The tables lsh=auto resolves for a layer of `outputs` neurons, 0.5% of them active.
+SelectorParams Resolved(uint32_t outputs) {
+  SelectorParams p;
+  p.top_frequency = true;
+  p.lsh_share = 0.25;
+  p.probes = SelectorParams::kAutoProbes;
+  ResolveLsh(p, outputs, (outputs + 199) / 200);
+  return p;
+}
+
+// Hash a hidden vector, probe its buckets, keep the most frequent neurons and fill up to 336
+// (0.5%) with random ones: one sample's selection.
 void BM_QueryTables(benchmark::State& state) {
   const Network& net = Layer().net;
-  SelectorParams p;
-  p.hash.k = static_cast<uint32_t>(state.range(0));
-  p.hash.tables = 50;
+  const SelectorParams p = Resolved(OutputLayer::kOutputs);
   auto selector = MakeNeuronSelector(p, OutputLayer::kOutputs);
   selector->Rebuild(net.output.w.data(), OutputLayer::kOutputs, OutputLayer::kHidden, 2);
   SelectorScratch scratch;
@@ -75,12 +85,12 @@ void BM_QueryTables(benchmark::State& state) {
   }
   state.counters["active"] = static_cast<double>(total) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_QueryTables)->Arg(3)->Arg(6);
+BENCHMARK(BM_QueryTables);
 
-// Rebuilding all 50 tables from the 67,009 weight rows.
+// Rebuilding the tables from the 67,009 weight rows.
 void BM_RebuildTables(benchmark::State& state) {
   const Network& net = Layer().net;
-  SelectorParams p;
+  const SelectorParams p = Resolved(OutputLayer::kOutputs);
   auto selector = MakeNeuronSelector(p, OutputLayer::kOutputs);
   for (auto _ : state) {
     selector->Rebuild(net.output.w.data(), OutputLayer::kOutputs, OutputLayer::kHidden,
@@ -88,6 +98,16 @@ void BM_RebuildTables(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RebuildTables)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Hashing the article's output layer (670,091 rows of 128) into the tables lsh=auto picks
+// for it, and building them: one rebuild.
+void BM_RebuildWide(benchmark::State& state) {
+  static const Network net({16, OutputLayer::kHidden, 670'091}, 7);
+  const SelectorParams p = Resolved(670'091);
+  auto selector = MakeNeuronSelector(p, 670'091);
+  for (auto _ : state) selector->Rebuild(net.output.w.data(), 670'091, OutputLayer::kHidden, 2);
+}
+BENCHMARK(BM_RebuildWide)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Forward and backward of one sample (76 features, 336 active outputs) through
 // 13,591 -> 128 -> 67,009.
@@ -110,6 +130,29 @@ void BM_ForwardBackward(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ForwardBackward);
+
+// The same at the article's width: 670,091 outputs, 3,351 active (random rows, as in training).
+void BM_ForwardBackwardWide(benchmark::State& state) {
+  static const Network net({16, OutputLayer::kHidden, 670'091}, 7);
+  Rng rng(4);
+  const std::vector<uint32_t> features = {1, 5, 9};
+  const std::vector<float> values(features.size(), 0.5f);
+  std::vector<uint32_t> active(static_cast<size_t>(state.range(0)));
+  FloatVector hidden(OutputLayer::kHidden), hidden_grad(OutputLayer::kHidden);
+  std::vector<float> grads;
+  uint64_t round = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (auto& a : active) a = rng.Below(670'091);
+    const std::vector<uint32_t> labels(active.begin(), active.begin() + 5);
+    const SparseRow row{features, values, labels};
+    net.Hidden(row.features, row.values, hidden.data());
+    ++round;
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(ForwardBackward(net, row, active, true, hidden.data(), hidden_grad.data(), grads));
+  }
+}
+BENCHMARK(BM_ForwardBackwardWide)->Arg(3351)->Unit(benchmark::kMicrosecond);
 
 // Grouping one batch's output-layer gradients by row and the sparse Adam step:
 // 256 samples x 336 active neurons.

@@ -26,8 +26,9 @@ class Amazon : public ::testing::Test {
     delete test_;
     delete dir_;
   }
-  static TrainOptions Options(int threads) {
+  static TrainOptions Options(int threads, int epochs = 1) {
     TrainOptions o;
+    o.epochs = static_cast<uint32_t>(epochs);
     o.batch = 64;
     o.lr = 0.01f;
     o.threads = threads;
@@ -36,8 +37,8 @@ class Amazon : public ::testing::Test {
   }
   static std::unique_ptr<SparseLearner> Train(const std::string& spec, int threads, int epochs) {
     const DataShape shape{train_->num_features, train_->num_labels};
-    auto learner = std::make_unique<SparseLearner>(SparseConfig::Parse(spec, shape), shape, Options(threads));
-    for (int e = 0; e < epochs; ++e) learner->TrainEpoch(*train_, {});
+    auto learner = std::make_unique<SparseLearner>(SparseConfig::Parse(spec, shape), shape, Options(threads, epochs));
+    learner->Train(*train_, {});
     return learner;
   }
 

@@ -6,6 +6,7 @@
 #include "datasets/random.h"
 #include "engine/engine_error.h"
 #include "engine/hash_family.h"
+#include "engine/lsh_config.h"
 
 namespace sparsebench {
 namespace {
@@ -84,12 +85,39 @@ std::vector<float> SparseRelu(Rng& rng, uint32_t dim, double density) {
   return v;
 }
 
+// The tables the engine resolves for a layer of `outputs` neurons, 0.5% of them active.
+HashParams Resolved(uint32_t outputs) {
+  SelectorParams p;
+  p.hash.dim = 128;
+  p.lsh_share = 0.25;
+  p.probes = SelectorParams::kAutoProbes;
+  ResolveLsh(p, outputs, (outputs + 199) / 200);
+  return p.hash;
+}
+
+TEST(LshConfig, WidthSetsCodeLengthTablesAndProbes) {
+  for (const uint32_t outputs : {67'009u, 670'091u, 2'000'000u}) {
+    SelectorParams p;
+    p.lsh_share = 0.25;
+    p.probes = SelectorParams::kAutoProbes;
+    p.capacity = 0;
+    const uint32_t active = (outputs + 199) / 200;
+    ResolveLsh(p, outputs, active);
+    const double mean_bucket = outputs / std::ldexp(1.0, static_cast<int>(p.range_bits));
+    EXPECT_GE(mean_bucket, 4) << outputs;   // codes about log2(outputs / 16) bits long
+    EXPECT_LE(mean_bucket, 64) << outputs;
+    EXPECT_EQ(p.range_bits, 3 * p.hash.k) << outputs;  // DWTA bin 8: 3 bits a hash, codes are buckets
+    EXPECT_EQ(p.probes, p.hash.k) << outputs;
+    EXPECT_EQ(p.hash.tables % 8, 0u) << outputs;
+    EXPECT_GE(p.capacity, 4 * mean_bucket) << outputs;
+  }
+  EXPECT_EQ(Resolved(67'009).k, 4u);
+  EXPECT_EQ(Resolved(670'091).k, 5u);
+  EXPECT_EQ(Resolved(670'091).tables, 32u);
+}
+
 TEST(Dwta, EqualVectorsAlwaysCollideRandomOnesRarely) {
-  HashParams p;
-  p.family = "dwta";
-  p.dim = 128;
-  p.k = 6;
-  p.tables = 50;
+  const HashParams p = Resolved(670'091);
   auto hash = MakeHashFamily(p);
   Rng rng(5);
   HashScratch scratch;
@@ -104,15 +132,12 @@ TEST(Dwta, EqualVectorsAlwaysCollideRandomOnesRarely) {
     for (uint32_t t = 0; t < p.tables; ++t) collisions += a[t] == b[t];
     total += p.tables;
   }
-  // Six independent 1-in-8 winners must all agree: about 8^-6 by chance, plus densification.
+  // Five independent 1-in-8 winners must all agree: about 8^-5 by chance, plus densification.
   EXPECT_LT(static_cast<double>(collisions) / total, 0.01);
 }
 
 TEST(Dwta, SimilarVectorsCollideMoreThanRandomOnes) {
-  HashParams p;
-  p.family = "dwta";
-  p.k = 2;
-  p.tables = 200;
+  const HashParams p = Resolved(67'009);
   auto hash = MakeHashFamily(p);
   Rng rng(8);
   HashScratch scratch;
@@ -129,11 +154,42 @@ TEST(Dwta, SimilarVectorsCollideMoreThanRandomOnes) {
   EXPECT_GT(near, 3 * far);
 }
 
+// Rebuilds hash weight rows in blocks; the codes must be those of hashing row by row, for a
+// block count that is not a multiple of the block size and rows with all-zero bins.
+TEST(HashFamily, RowsInBlocksHashLikeOneRowAtATime) {
+  for (const char* family : {"dwta", "srp", "fastsrp"}) {
+    HashParams p;
+    p.family = family;
+    p.dim = 64;
+    p.k = 4;
+    p.tables = 24;
+    auto hash = MakeHashFamily(p);
+    Rng rng(5);
+    constexpr uint32_t kRows = 37;
+    std::vector<float> rows;
+    for (uint32_t r = 0; r < kRows; ++r) {
+      std::vector<float> x = Gaussian(rng, p.dim);
+      if (r % 5 == 0) std::fill(x.begin(), x.begin() + 48, 0.0f);  // bins with no nonzero
+      rows.insert(rows.end(), x.begin(), x.end());
+    }
+    std::vector<uint32_t> codes(size_t{kRows} * p.tables), one(p.tables);
+    HashScratch scratch;
+    hash->HashRows(rows.data(), kRows, p.dim, codes.data(), kRows, scratch);
+    for (uint32_t r = 0; r < kRows; ++r) {
+      hash->Hash(std::span(rows.data() + r * p.dim, p.dim), one, scratch);
+      for (uint32_t t = 0; t < p.tables; ++t) ASSERT_EQ(codes[t * kRows + r], one[t]) << family << " row " << r;
+    }
+  }
+}
+
 TEST(HashFamily, RejectsBadParameters) {
   HashParams p;
+  p.k = 4;
+  p.tables = 8;
   p.family = "nope";
   EXPECT_THROW(MakeHashFamily(p), ConfigError);
   p.family = "dwta";
+  EXPECT_NO_THROW(MakeHashFamily(p));
   p.bin_size = 3;
   EXPECT_THROW(MakeHashFamily(p), ConfigError);
   p.bin_size = 8;

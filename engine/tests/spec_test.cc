@@ -15,7 +15,7 @@ TEST(Spec, CanonicalStringRoundTrips) {
   EXPECT_EQ(c.ActiveTarget(50000), 250u);  // default out_sparsity 0.005 for many labels
   const std::string canonical = c.Canonical();
   EXPECT_EQ(SparseConfig::Parse(canonical, shape).Canonical(), canonical);
-  EXPECT_EQ(SparseConfig::Parse("sparse", {1000, 14}).Canonical(), "sparse:hidden=128,out_sparsity=1");
+  EXPECT_EQ(SparseConfig::Parse("sparse", {1000, 14}).Canonical(), "sparse:hidden=128,out_sparsity=1,moments=fp32");
 }
 
 TEST(Spec, RejectsMistakes) {

@@ -5,6 +5,7 @@
 
 #include "datasets/dataset.h"
 #include "datasets/random.h"
+#include "engine/learner.h"
 
 namespace sparsebench::testing {
 
@@ -41,6 +42,15 @@ inline Dataset RandomDataset(uint32_t rows, uint32_t features, uint32_t labels, 
     d.label_offsets.push_back(d.label_ids.size());
   }
   return d;
+}
+
+// Runs one Train call and returns the pause that ended its last epoch (loss, details).
+inline Progress TrainReportingLastEpoch(Learner& learner, const Dataset& data) {
+  Progress last;
+  learner.Train(data, PausePlan{0, [&](const Progress& p) {
+                                  if (p.epoch_end) last = p;
+                                }});
+  return last;
 }
 
 }  // namespace sparsebench::testing

@@ -6,6 +6,7 @@
 #include "datasets/tests/test_paths.h"
 #include "datasets/text_readers.h"
 #include "engine/engine_error.h"
+#include "engine/tests/test_util.h"
 
 namespace sparsebench {
 namespace {
@@ -33,7 +34,7 @@ TEST(TextLearner, SmallYelpPresetTrainsFromRawText) {
   testing::TempDir dir;
   const TextData data = SmallYelp(dir);
   TextLearner learner("text", {0, data.train.num_labels}, TwoThreads());
-  const EpochReport report = learner.TrainEpoch(data.train, {});
+  const Progress report = testing::TrainReportingLastEpoch(learner, data.train);
   const Metrics m = ComputeMetrics(learner.Predict(data.test, 5), data.test);
   ASSERT_TRUE(m.accuracy.has_value());
   // Measured 0.705; either class alone is about 0.5.
@@ -45,7 +46,7 @@ TEST(TextLearner, SavedModelGivesTheSamePredictionsOnRawText) {
   testing::TempDir dir;
   const TextData data = SmallYelp(dir);
   TextLearner learner("text:epochs=1,hidden=16", {0, data.train.num_labels}, TwoThreads());
-  learner.TrainEpoch(data.train, {});
+  learner.Train(data.train, {});
   learner.Save(dir.file("model.bin"));
   const TextLearner loaded(dir.file("model.bin"), TwoThreads());
   EXPECT_EQ(loaded.spec(), learner.spec());
@@ -71,7 +72,7 @@ TEST(TextLearner, NeedsRawText) {
   no_text.label_ids = {0};
   no_text.num_labels = 2;
   TextLearner learner("text", {0, 2}, TwoThreads());
-  EXPECT_THROW(learner.TrainEpoch(no_text, {}), ConfigError);
+  EXPECT_THROW(learner.Train(no_text, {}), ConfigError);
 }
 
 }  // namespace

@@ -1,15 +1,23 @@
 #include <fmt/format.h>
+#include <unistd.h>
 
-#include <iostream>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 
+#include "datasets/data_error.h"
 #include "datasets/reader.h"
+#include "engine/engine_error.h"
 #include "engine/text_learner.h"
 #include "harness/cli/commands.h"
 
 namespace sparsebench::cli {
 namespace {
+
+const std::string kStdin = "<stdin>";
 
 struct PredictArgs {
   std::string model;
@@ -27,28 +35,86 @@ void PrintPrediction(const TextLearner& learner, size_t line, const TopK& top) {
   fmt::print("{}\n", out);
 }
 
+// Lines of a stream (stdin: a file, a pipe, a terminal) read in blocks, the line limit
+// applied while reading: a longer line is counted, not stored, so memory stays within the
+// limit whatever comes in. A NUL byte means binary input and ends the run (DataError).
+class LineReader {
+ public:
+  LineReader(int fd, size_t max_line_bytes) : fd_(fd), max_(max_line_bytes), buffer_(size_t{64} << 10, '\0') {}
+
+  // Calls fn(number, line, bytes) per line without its '\n' (and '\r'); `line` is empty
+  // when the line had more than max bytes, `bytes` its full length.
+  template <typename Fn>
+  void ForEach(Fn&& fn) {
+    uint64_t number = 1, bytes = 0;
+    std::string line;
+    auto emit = [&] {
+      const bool kept = bytes <= max_;
+      if (kept && !line.empty() && line.back() == '\r') line.pop_back();
+      fn(number++, std::string_view(kept ? line : std::string()), bytes);
+      line.clear();
+      bytes = 0;
+    };
+    while (true) {
+      const ssize_t got = ::read(fd_, buffer_.data(), buffer_.size());
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw DataError(kStdin, number, std::string("read failed: ") + std::strerror(errno));
+      if (got == 0) break;
+      std::string_view block(buffer_.data(), static_cast<size_t>(got));
+      if (const size_t nul = block.find('\0'); nul != std::string_view::npos) {
+        const auto lines_before = std::count(block.begin(), block.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+        throw DataError(kStdin, number + static_cast<uint64_t>(lines_before), "NUL byte: the input is binary, not text");
+      }
+      while (!block.empty()) {
+        const size_t nl = block.find('\n');
+        const std::string_view part = block.substr(0, nl);
+        bytes += part.size();
+        if (bytes <= max_) line.append(part);
+        if (nl == std::string_view::npos) break;
+        emit();
+        block.remove_prefix(nl + 1);
+      }
+    }
+    if (bytes > 0) emit();
+  }
+
+ private:
+  int fd_;
+  size_t max_;
+  std::string buffer_;
+};
+
 // One line per input line: "N<TAB>label<TAB>score..." or "N<TAB>error: reason"; a bad line
 // never stops the others.
 void RunPredict(const PredictArgs& args) {
+  if (args.max_line_bytes == 0) throw ConfigError("--max-line-bytes must be at least 1");
   TrainOptions options;
   const TextLearner learner(args.model, options);
   const uint32_t k = std::min<uint32_t>(args.top_k, static_cast<uint32_t>(learner.label_names().size()));
   if (args.csv) {
-    const Dataset data = ReadZhangCsv("/dev/stdin");
-    for (size_t r = 0; r < data.rows(); ++r) PrintPrediction(learner, r + 1, learner.PredictText(data.text.at(r), k));
+    CsvStreamOptions csv;
+    csv.max_record_bytes = args.max_line_bytes;
+    uint64_t n = 0;
+    ReadZhangCsvStream(STDIN_FILENO, kStdin, csv, [&](const CsvStreamRecord& record) {
+      ++n;
+      if (record.too_long) {
+        fmt::print("{}\terror: record longer than --max-line-bytes {}\n", n, args.max_line_bytes);
+      } else {
+        PrintPrediction(learner, n, learner.PredictText(record.text, k));
+      }
+    });
     return;
   }
-  std::string line;
-  for (size_t n = 1; std::getline(std::cin, line); ++n) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) {
+  LineReader lines(STDIN_FILENO, args.max_line_bytes);
+  lines.ForEach([&](uint64_t n, std::string_view line, uint64_t bytes) {
+    if (bytes > args.max_line_bytes) {
+      fmt::print("{}\terror: line of {} bytes is longer than --max-line-bytes {}\n", n, bytes, args.max_line_bytes);
+    } else if (line.find_first_not_of(" \t") == std::string_view::npos) {
       fmt::print("{}\terror: empty line\n", n);
-    } else if (line.size() > args.max_line_bytes) {
-      fmt::print("{}\terror: line of {} bytes is longer than --max-line-bytes {}\n", n, line.size(), args.max_line_bytes);
     } else {
       PrintPrediction(learner, n, learner.PredictText(line, k));
     }
-  }
+  });
 }
 
 }  // namespace
@@ -59,7 +125,9 @@ void AddPredictCommand(CLI::App& app) {
   cmd->add_option("--model", args->model, "A model saved by `train --engine text --save`")->required();
   cmd->add_option("--top-k", args->top_k, "Labels per line, best first")->capture_default_str()->check(CLI::Range(1u, 1000u));
   cmd->add_flag("--csv", args->csv, "stdin is a Zhang CSV file (the label column is ignored)");
-  cmd->add_option("--max-line-bytes", args->max_line_bytes, "Longer lines get an error")->capture_default_str();
+  cmd->add_option("--max-line-bytes", args->max_line_bytes, "Longer lines (CSV: records) get an error and are not stored")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
   cmd->callback([args] { RunPredict(*args); });
 }
 

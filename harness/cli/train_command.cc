@@ -1,20 +1,24 @@
 #include <fmt/format.h>
+#include <omp.h>
 #include <sys/resource.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "datasets/data_error.h"
 #include "datasets/featurizer.h"
 #include "datasets/reader.h"
-#include "engine/metrics.h"
+#include "datasets/metrics.h"
+#include "engine/model_io.h"
 #include "engine/spec.h"
 #include "harness/cli/commands.h"
 #include "harness/learner_factory.h"
 #include "harness/measure.h"
+#include "harness/stopwatch.h"
 
 namespace sparsebench::cli {
 namespace {
@@ -34,7 +38,9 @@ double PeakRssMb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-std::pair<Dataset, Dataset> LoadData(const TrainArgs& args) {
+// Reads both files (not on the training clock). Test text is featurized here for engines that
+// do not read text; training text is featurized on the clock, by the learner factory.
+std::pair<Dataset, Dataset> LoadData(const TrainArgs& args, const std::optional<Featurizer>& featurizer) {
   const Format format = args.format.empty() ? GuessFormat(args.train) : ParseFormat(args.format);
   ReadOptions options;
   options.threads = args.options.threads;
@@ -49,15 +55,7 @@ std::pair<Dataset, Dataset> LoadData(const TrainArgs& args) {
                                 "data's {} and {}",
                                 test.num_features, test.num_labels, train.num_features, train.num_labels));
   }
-  // The text engine featurizes itself (its settings travel with the model); the others
-  // get the shared featurizer's hashed n-grams.
-  if (IsTextFormat(format) && Spec::Parse(args.engine).family() != "text") {
-    FeaturizerOptions f;
-    f.buckets = args.buckets;
-    Featurizer featurizer(f);
-    FeaturizeDataset(train, featurizer, args.options.threads);
-    FeaturizeDataset(test, featurizer, args.options.threads);
-  }
+  if (featurizer && test.has_text()) FeaturizeDataset(test, *featurizer, args.options.threads);
   return {std::move(train), std::move(test)};
 }
 
@@ -66,24 +64,44 @@ std::string DatasetName(const std::string& path) {
   return p.parent_path().filename().string();
 }
 
+// Engines that read raw text featurize it themselves (their settings travel with the model);
+// the others get the shared featurizer's hashed n-grams.
+std::optional<Featurizer> SharedFeaturizer(const TrainArgs& args) {
+  const std::string family = Spec::Parse(args.engine).family();
+  if (family == "text" || family == "fasttext") return std::nullopt;
+  FeaturizerOptions f;
+  f.buckets = args.buckets;
+  return Featurizer(f);
+}
+
 void RunTrain(const TrainArgs& args) {
-  auto [train, test] = LoadData(args);
-  auto learner = MakeLearner(args.engine, {train.num_features, train.num_labels}, args.options);
+  omp_set_num_threads(args.options.threads);  // parallel regions that name no count use the run's
+  // Before hours of training, not after: the model is then written through a temporary
+  // file and a rename (SaveModel), so a failure leaves any old model whole.
+  if (!args.save.empty()) CheckModelDestination(args.save);
+  const std::optional<Featurizer> featurizer = SharedFeaturizer(args);
+  Stopwatch load;
+  load.Start();
+  auto [train, test] = LoadData(args, featurizer);
+  const double load_seconds = load.Stop();
   MeasureSettings settings = args.measure;
-  settings.batch = args.options.batch;
+  settings.threads = args.options.threads;
   if (args.eval_each_epoch) {
     settings.evals_per_epoch = 1;
     settings.eval_sample = UINT32_MAX;
   }
-  const nlohmann::json measured = TrainAndMeasure(*learner, train, test, settings);
-  nlohmann::json line = {{"engine", learner->spec()},  // after training: data-dependent choices resolved
+  const LearnerFactory make = [&](const DataShape& shape) { return MakeLearner(args.engine, shape, args.options); };
+  Measurement measured = TrainAndMeasure(make, train, test, settings, featurizer ? &*featurizer : nullptr);
+  const Learner& learner = *measured.learner;
+  nlohmann::json line = {{"engine", learner.spec()},  // after training: data-dependent choices resolved
                          {"dataset", DatasetName(args.train)},
                          {"threads", args.options.threads},
-                         {"epochs", learner->runs_own_epochs() ? nlohmann::json(nullptr) : nlohmann::json(settings.epochs)}};
-  line.update(measured);
-  if (!args.save.empty()) learner->Save(args.save);
+                         {"seed", args.options.seed},
+                         {"load_seconds", load_seconds}};
+  line.update(measured.result);
+  if (!args.save.empty()) learner.Save(args.save);
   line["peak_rss_mb"] = PeakRssMb();
-  line["context"] = learner->context();
+  line["context"] = learner.context();
   line["status"] = "ok";
   fmt::print("{}\n", line.dump());
 }
@@ -99,12 +117,11 @@ void AddTrainCommand(CLI::App& app) {
   cmd->add_option("--test", args->test, "Test file")->required();
   cmd->add_option("--format", args->format, "xmc, libsvm, csv or fasttext (default: by extension)")
       ->check(CLI::IsMember({"xmc", "libsvm", "csv", "fasttext"}));
-  cmd->add_option("--epochs", args->measure.epochs,
-                  "Passes over the training data (the text engine chooses its own unless this is given)")
-      ->each([args](const std::string& text) { args->options.passes = static_cast<uint32_t>(std::strtoul(text.c_str(), nullptr, 10)); })->capture_default_str()->check(CLI::Range(1u, 10000u));
-  cmd->add_option("--batch", args->options.batch, "Mini-batch size")->capture_default_str()->check(CLI::Range(1u, 1u << 20));
-  cmd->add_option("--lr", args->options.lr, "Adam learning rate")->capture_default_str()->check(CLI::Range(1e-7, 10.0))
-      ->each([args](const std::string&) { args->options.lr_from_user = true; });
+  cmd->add_option("--epochs", args->options.epochs,
+                  "Passes over the training data (default: the engine's; the text engine chooses its own)")
+      ->check(CLI::Range(1u, 10000u));
+  cmd->add_option("--batch", args->options.batch, "Mini-batch size (default: the engine's)")->check(CLI::Range(1u, 1u << 20));
+  cmd->add_option("--lr", args->options.lr, "Learning rate (default: the engine's)")->check(CLI::Range(1e-7, 10.0));
   cmd->add_option("--threads", args->options.threads, "Threads")->capture_default_str()->check(CLI::Range(1, 1024));
   cmd->add_option("--seed", args->options.seed, "Seed")->capture_default_str();
   cmd->add_option("--buckets", args->buckets, "Hash buckets when featurizing text")->capture_default_str()->check(CLI::Range(1u, 1u << 30));
@@ -117,7 +134,11 @@ void AddTrainCommand(CLI::App& app) {
   cmd->add_option("--eval-sample", args->measure.eval_sample, "Test rows in each curve point")->capture_default_str();
   cmd->add_option("--metric", args->measure.metric, "Curve and target metric")
       ->check(CLI::IsMember({"p_at_1", "p_at_3", "p_at_5", "accuracy"}))->capture_default_str();
-  cmd->add_option("--target", args->measure.target, "Time to target: first curve point with metric >= this");
+  cmd->add_option("--target", args->measure.target, "Time to target: first curve point with metric >= this")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--recall-sample", args->measure.recall_sample,
+                  "Training rows whose active sets are probed at each pause (sparse engines; 0: none)")
+      ->capture_default_str();
   cmd->add_option("--latency-samples", args->measure.latency_samples, "Single-row predictions to time (0: none)")
       ->capture_default_str();
   cmd->callback([args] { RunTrain(*args); });

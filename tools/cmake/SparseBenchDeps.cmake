@@ -8,6 +8,8 @@ find_package(FastFloat REQUIRED)
 find_package(tomlplusplus REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# fastText in-process (Debian: libfasttext-dev, 0.9.2; headers in <fasttext/...>).
+pkg_check_modules(FASTTEXT REQUIRED IMPORTED_TARGET fasttext)
 
 if(SPARSEBENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -35,7 +35,15 @@ else()
 endif()
 message(STATUS "SparseBench instruction-set level: ${_isa} (${_arch})")
 
-if(SPARSEBENCH_SANITIZE)
+if(SPARSEBENCH_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "SPARSEBENCH_FUZZ needs clang (libFuzzer); configure with the fuzz preset")
+  endif()
+  # Coverage instrumentation for libFuzzer everywhere; the fuzzers link -fsanitize=fuzzer.
+  target_compile_options(sparsebench_flags INTERFACE -fsanitize=fuzzer-no-link,address,undefined
+                         -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-pass-failed)
+  target_link_options(sparsebench_flags INTERFACE -fsanitize=address,undefined)
+elseif(SPARSEBENCH_SANITIZE)
   target_compile_options(sparsebench_flags INTERFACE -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   target_link_options(sparsebench_flags INTERFACE -fsanitize=address,undefined)
 endif()

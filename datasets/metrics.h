@@ -27,6 +27,17 @@ struct Metrics {
 // The one metrics module: our engine and every baseline score through it.
 Metrics ComputeMetrics(const TopK& predictions, const Dataset& truth);
 
+// How well a sparse layer's selection finds what matters, over rows: `active_at_5` is the
+// mean share of each row's 5 best exact outputs (top, k >= 5) found in its active set;
+// `labels` the mean share of its true labels found there (rows without labels left out).
+struct SelectionRecall {
+  double active_at_5 = 0;
+  double labels = 0;
+  double mean_active = 0;
+};
+SelectionRecall MeasureSelectionRecall(const TopK& top, const std::vector<std::vector<uint32_t>>& active,
+                                       const Dataset& truth);
+
 // Keeps the k largest of `scores` (ties: the earlier one first), best first; ids empty means
 // ids are positions. Short inputs are padded with id UINT32_MAX and score -inf.
 void SelectTopK(std::span<const float> scores, std::span<const uint32_t> ids, uint32_t k,

@@ -1,4 +1,4 @@
-#include "engine/metrics.h"
+#include "datasets/metrics.h"
 
 #include <algorithm>
 #include <cassert>
@@ -49,6 +49,36 @@ void Insert(float s, uint32_t id, uint32_t k, uint32_t* out_ids, float* out_scor
 }
 
 }  // namespace
+
+SelectionRecall MeasureSelectionRecall(const TopK& top, const std::vector<std::vector<uint32_t>>& active,
+                                       const Dataset& truth) {
+  if (top.rows() != truth.rows() || active.size() != truth.rows() || top.k < 5) {
+    throw std::invalid_argument("selection recall needs 5 predictions and an active set for every row");
+  }
+  SelectionRecall recall;
+  std::vector<uint32_t> sorted;
+  size_t labelled = 0;
+  for (size_t r = 0; r < truth.rows(); ++r) {
+    sorted.assign(active[r].begin(), active[r].end());
+    std::sort(sorted.begin(), sorted.end());
+    auto found = [&](uint32_t id) { return std::binary_search(sorted.begin(), sorted.end(), id); };
+    uint32_t hits = 0;
+    for (uint32_t i = 0; i < 5; ++i) hits += found(top.ids[r * top.k + i]);
+    recall.active_at_5 += hits / 5.0;
+    const auto labels = truth.labels(r);
+    if (!labels.empty()) {
+      ++labelled;
+      recall.labels += static_cast<double>(std::count_if(labels.begin(), labels.end(), found)) /
+                       static_cast<double>(labels.size());
+    }
+    recall.mean_active += static_cast<double>(sorted.size());
+  }
+  const auto rows = static_cast<double>(std::max<size_t>(truth.rows(), 1));
+  recall.active_at_5 /= rows;
+  recall.mean_active /= rows;
+  recall.labels /= static_cast<double>(std::max<size_t>(labelled, 1));
+  return recall;
+}
 
 void SelectTopK(std::span<const float> scores, std::span<const uint32_t> ids, uint32_t k,
                 uint32_t* out_ids, float* out_scores) {

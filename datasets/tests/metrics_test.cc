@@ -1,4 +1,4 @@
-#include "engine/metrics.h"
+#include "datasets/metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -53,6 +53,19 @@ TEST(Metrics, RejectsMismatchedPredictions) {
   top.k = 5;
   top.ids.assign(5, 0);
   EXPECT_THROW(ComputeMetrics(top, Labels({{0}, {1}})), std::invalid_argument);
+}
+
+TEST(Metrics, SelectionRecallCountsTopFiveAndLabelsFoundInTheActiveSet) {
+  TopK top;
+  top.k = 5;
+  top.ids = {1, 2, 3, 4, 5,  10, 11, 12, 13, 14};
+  top.scores.assign(10, 0.0f);
+  const std::vector<std::vector<uint32_t>> active = {{5, 3, 9, 1}, {99}};
+  const SelectionRecall r = MeasureSelectionRecall(top, active, Labels({{9, 8}, {99}}));
+  EXPECT_DOUBLE_EQ(r.active_at_5, (3.0 / 5 + 0.0) / 2);
+  EXPECT_DOUBLE_EQ(r.labels, (0.5 + 1.0) / 2);
+  EXPECT_DOUBLE_EQ(r.mean_active, 2.5);
+  EXPECT_THROW(MeasureSelectionRecall(top, {{1}}, Labels({{9}, {99}})), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+#include "engine/lsh_config.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "engine/engine_error.h"
+
+namespace sparsebench {
+namespace {
+
+constexpr double kBucketSize = 16;     // mean neurons per bucket the code length aims at
+constexpr double kCandidatesPerPick = 4;  // neurons the buckets return per place they fill
+constexpr uint32_t kMinTables = 16, kMaxTables = 64;
+
+}  // namespace
+
+// Codes long enough that a bucket holds about kBucketSize neurons (DWTA: log2(bin) bits per
+// hash); each table probed in K more buckets (one per hash, swapped for its runner-up);
+// enough tables that the probed buckets return about kCandidatesPerPick neurons for each
+// place the tables fill (a multiple of 8, 16 to 64); a bucket capacity of 4 mean buckets.
+// The measurements behind it: engine/README.md.
+void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
+  HashParams& h = p.hash;
+  const bool dwta = h.family == "dwta";
+  if (h.bin_size == 0) h.bin_size = 8;
+  const double bits_per_hash = dwta ? std::log2(h.bin_size) : 1.0;
+  const double wanted_bits = std::log2(std::max(2.0, outputs / kBucketSize));
+  if (h.k == 0) h.k = static_cast<uint32_t>(std::clamp(std::lround(wanted_bits / bits_per_hash), 1L, static_cast<long>(32 / bits_per_hash)));
+  if (p.probes == SelectorParams::kAutoProbes) p.probes = h.k;
+  const auto code_bits = static_cast<uint32_t>(h.k * bits_per_hash);
+  if (p.range_bits == 0) p.range_bits = std::min(code_bits, 28u);
+  const double mean_bucket = outputs / std::ldexp(1.0, static_cast<int>(std::min(code_bits, p.range_bits)));
+  if (h.tables == 0) {
+    const double picks = p.lsh_share * active;
+    const double tables = kCandidatesPerPick * picks / ((p.probes + 1) * std::max(mean_bucket, 1.0));
+    h.tables = std::clamp<uint32_t>(static_cast<uint32_t>(std::ceil(tables / 8) * 8), kMinTables, kMaxTables);
+  }
+  if (p.capacity == 0) p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
+  if (p.probes > h.k) throw ConfigError("probes must be at most k (one per hash)");
+}
+
+}  // namespace sparsebench
