@@ -14,8 +14,13 @@ endif()
 #   aarch64: portable (armv8-a, what a Graviton user gets by default; runs on every Graviton),
 #            neoverse (-mcpu=neoverse-v1: Graviton3/c7g and newer: armv8.4-a + SVE + BF16 +
 #            I8MM, tuned for Neoverse V1; does not run on Graviton2/c6g), native (-mcpu=native)
+# portable also means the same results on both architectures: -ffp-contract=off keeps the
+# compiler from fusing a*b+c into one fused multiply-add (one rounding instead of two), which
+# GCC does by default wherever the ISA has the instruction: armv8-a always, the x86-64
+# baseline never (so on x86-64 it changes no instruction). The other levels keep contraction.
 if(_isa STREQUAL "portable")
   # Baseline of the target architecture: x86-64 or armv8-a; the compiler's default.
+  target_compile_options(sparsebench_flags INTERFACE -ffp-contract=off)
 elseif(_isa MATCHES "^(avx2|avx512)$" AND NOT _arch STREQUAL "x86_64")
   message(FATAL_ERROR "SPARSEBENCH_ISA=${_isa} is an x86-64 level; on ${_arch} use portable, neoverse or native")
 elseif(_isa STREQUAL "neoverse" AND NOT _arch STREQUAL "aarch64")
