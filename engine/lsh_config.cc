@@ -10,7 +10,7 @@ namespace sparsebench {
 namespace {
 
 constexpr double kBucketSize = 16;     // mean neurons per bucket the code length aims at
-constexpr double kCandidatesPerPick = 4;  // neurons the buckets return per place they fill
+constexpr double kCandidatesPerPick = 2;  // neurons the buckets return per place they fill
 constexpr uint32_t kMinTables = 16, kMaxTables = 64;
 
 }  // namespace

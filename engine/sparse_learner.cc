@@ -39,6 +39,7 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   const std::string moments = spec.String("moments", c.out_sparsity < 1.0 ? "bf16" : "fp32");
   if (moments != "fp32" && moments != "bf16") throw ConfigError("moments must be fp32 or bf16");
   c.bf16_moments = moments == "bf16";
+  c.lr_decay = spec.Double("lr_decay", 1.0, 0.0, 1.0);
   const std::string hash = spec.String("hash", "dwta");
   SelectorParams& p = c.selector;
   p.kind = hash == "random" ? "random" : "lsh";
@@ -55,7 +56,7 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   const std::string pad = spec.String("pad", "none");
   if (pad != "none" && pad != "random") throw ConfigError("pad must be none or random");
   p.pad_random = pad == "random";
-  p.lsh_share = spec.Double("share", 0.25, 0.0, 1.0);
+  p.lsh_share = spec.Double("share", 0.5, 0.0, 1.0);
   const std::string probes = spec.String("probes", "auto");
   p.probes = probes == "auto" ? SelectorParams::kAutoProbes
                               : static_cast<uint32_t>(Spec::Parse("x:probes=" + probes).Int("probes", 0, 0, 32));
@@ -79,6 +80,11 @@ std::string SparseConfig::Canonical() const {
   std::snprintf(sparsity, sizeof sparsity, "%g", out_sparsity);
   s += std::string(",out_sparsity=") + sparsity;
   s += bf16_moments ? ",moments=bf16" : ",moments=fp32";
+  if (lr_decay != 1) {
+    char decay[32];
+    std::snprintf(decay, sizeof decay, "%g", lr_decay);
+    s += std::string(",lr_decay=") + decay;
+  }
   if (out_sparsity >= 1.0) return s;
   const HashParams& h = selector.hash;
   s += ",hash=" + (selector.kind == "random" ? std::string("random") : h.family);
@@ -207,11 +213,19 @@ void SparseLearner::MakeTrainer() {
 TrainSettings SparseLearner::settings() const {
   return {options_.batch, options_.lr, options_.epochs,
           std::string("adam, lazy: only the rows that received gradient") +
-              (config_.bf16_moments ? "; output-layer moments stored in bf16" : "")};
+              (config_.bf16_moments ? "; output-layer moments stored in bf16" : "") +
+              (config_.lr_decay != 1 ? "; lr falls linearly to lr x lr_decay" : "")};
 }
 
 void SparseLearner::Train(const Dataset& train, const PausePlan& plan) {
   for (uint32_t e = 0; e < options_.epochs; ++e) TrainOneEpoch(train, plan, e);
+  trainer_->set_learning_rate(options_.lr);
+}
+
+void SparseLearner::ScheduleLearningRate(double done) {
+  if (config_.lr_decay == 1) return;
+  const double progress = std::min(1.0, done / std::max(1.0, static_cast<double>(options_.epochs)));
+  trainer_->set_learning_rate(static_cast<float>(options_.lr * (1 - (1 - config_.lr_decay) * progress)));
 }
 
 void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset) {
@@ -232,7 +246,9 @@ void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, d
     samples_before = s.samples;
     return p;
   };
+  ScheduleLearningRate(epoch_offset);
   EpochStats stats = trainer_->TrainEpoch(train, [&](uint64_t done, const EpochStats& s) {
+    ScheduleLearningRate(epoch_offset + static_cast<double>(done) / static_cast<double>(batches));
     if (every != 0 && done % every == 0 && done < batches) plan(progress(done, s));
   });
   Progress end;

@@ -156,10 +156,15 @@ void Trainer::MaybeRebuild(EpochStats& stats) {
   const RebuildSchedule& s = config_.rebuild;
   const bool automatic = s.first == 0;
   const double due_updates = RebuildSchedule::kUpdatesPerRebuild * net_.shape.output_dim;
-  if (automatic ? static_cast<double>(updates_since_rebuild_) < due_updates : step_ < next_rebuild_) return;
+  // New hash functions need new tables: a due rehash forces the rebuild.
+  const bool rehash = s.rehash > 0 && step_ - last_rehash_ >= s.rehash;
+  if (!rehash && (automatic ? static_cast<double>(updates_since_rebuild_) < due_updates : step_ < next_rebuild_)) return;
   const auto start = Clock::now();
   updates_since_rebuild_ = 0;
-  if (s.rehash > 0 && step_ % s.rehash == 0) selector_->Rehash(MixSeed(config_.seed, step_));
+  if (rehash) {
+    selector_->Rehash(MixSeed(config_.seed, step_));
+    last_rehash_ = step_;
+  }
   Rebuild();
   rebuild_gap_ = std::min<double>(rebuild_gap_ * std::max(1.0, s.growth), std::max(1u, s.max_gap));
   next_rebuild_ = step_ + static_cast<uint64_t>(std::max(1.0, rebuild_gap_));

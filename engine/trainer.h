@@ -90,6 +90,7 @@ class Trainer {
   uint64_t next_rebuild_;
   double rebuild_gap_;
   uint64_t updates_since_rebuild_ = 0;
+  uint64_t last_rehash_ = 0;  // step of the last new draw of hash functions
   std::vector<uint32_t> order_;
   std::vector<uint32_t> all_outputs_;
   FloatVector batch_hidden_, batch_hidden_grad_;

@@ -9,6 +9,7 @@
 #include "datasets/synthetic.h"
 #include "datasets/tests/test_paths.h"
 #include "engine/sparse_learner.h"
+#include "engine/tests/test_util.h"
 
 namespace sparsebench {
 namespace {
@@ -86,6 +87,21 @@ TEST_F(Amazon, OneThreadIsBitForBitRepeatableAndThreadCountDoesNotMatter) {
   EXPECT_EQ(a->network().input.w, b->network().input.w);
   EXPECT_EQ(a->network().output.w, c->network().output.w);
   EXPECT_EQ(a->network().input.bias, c->network().input.bias);
+}
+
+// `rehash=N` draws new hash functions (and so rebuilds) every N batches, whatever the rebuild
+// schedule says; before, it fired only when a scheduled rebuild fell on a multiple of N.
+TEST_F(Amazon, RehashEveryNBatchesForcesARebuildEveryNBatches) {
+  const DataShape shape{train_->num_features, train_->num_labels};
+  const uint64_t batches = (train_->rows() + 63) / 64;
+  for (const uint32_t every : {2u, 3u}) {
+    const std::string spec = "sparse:out_sparsity=0.05,rebuild=100000,rehash=" + std::to_string(every);
+    SparseLearner learner(SparseConfig::Parse(spec, shape), shape, Options(1, 1));
+    const Progress end = testing::TrainReportingLastEpoch(learner, *train_);
+    EXPECT_EQ(end.details.at("rebuilds"), static_cast<double>(batches / every)) << spec;
+  }
+  SparseLearner never(SparseConfig::Parse("sparse:out_sparsity=0.05,rebuild=100000", shape), shape, Options(1, 1));
+  EXPECT_EQ(testing::TrainReportingLastEpoch(never, *train_).details.at("rebuilds"), 0);
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ std::vector<float> SparseRelu(Rng& rng, uint32_t dim, double density) {
 HashParams Resolved(uint32_t outputs) {
   SelectorParams p;
   p.hash.dim = 128;
-  p.lsh_share = 0.25;
+  p.lsh_share = 0.5;
   p.probes = SelectorParams::kAutoProbes;
   ResolveLsh(p, outputs, (outputs + 199) / 200);
   return p.hash;
@@ -98,7 +98,7 @@ HashParams Resolved(uint32_t outputs) {
 TEST(LshConfig, WidthSetsCodeLengthTablesAndProbes) {
   for (const uint32_t outputs : {67'009u, 670'091u, 2'000'000u}) {
     SelectorParams p;
-    p.lsh_share = 0.25;
+    p.lsh_share = 0.5;
     p.probes = SelectorParams::kAutoProbes;
     p.capacity = 0;
     const uint32_t active = (outputs + 199) / 200;

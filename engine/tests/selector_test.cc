@@ -82,7 +82,7 @@ double PlantedRecallAtFive(const std::string& kind, uint32_t outputs) {
   p.kind = kind;
   p.hash.dim = kDim;
   p.top_frequency = true;
-  p.lsh_share = 0.25;
+  p.lsh_share = 0.5;
   p.probes = SelectorParams::kAutoProbes;
   if (kind == "lsh") ResolveLsh(p, outputs, active_target);
   auto selector = MakeNeuronSelector(p, outputs);

@@ -7,7 +7,7 @@ set logscale x
 set xlabel 'training seconds'
 set ylabel 'p_at_1'
 set title 'amazon670k: time to accuracy'
-plot 'amazon670k-curve0.dat' using 1:2 with linespoints title 'sparse (2t, AMD EPYC, 2 cores)', 'amazon670k-curve1.dat' using 1:2 with linespoints title 'blas (2t, AMD EPYC, 2 cores)', 'amazon670k-curve2.dat' using 1:2 with linespoints title 'torch (2t, AMD EPYC, 2 cores)', 'amazon670k-curve3.dat' using 1:2 with linespoints title 'fasttext (2t, AMD EPYC, 2 cores)'
+plot 'amazon670k-curve0.dat' using 1:2 with linespoints title 'sparse (2t, AMD EPYC, 2 cores)', 'amazon670k-curve1.dat' using 1:2 with linespoints title 'sparse-random (2t, AMD EPYC, 2 cores)', 'amazon670k-curve2.dat' using 1:2 with linespoints title 'sparse-dense (2t, AMD EPYC, 2 cores)', 'amazon670k-curve3.dat' using 1:2 with linespoints title 'blas (2t, AMD EPYC, 2 cores)', 'amazon670k-curve4.dat' using 1:2 with linespoints title 'blas-dense-adam (2t, AMD EPYC, 2 cores)', 'amazon670k-curve5.dat' using 1:2 with linespoints title 'torch (2t, AMD EPYC, 2 cores)', 'amazon670k-curve6.dat' using 1:2 with linespoints title 'torch-sparse-grad (2t, AMD EPYC, 2 cores)', 'amazon670k-curve7.dat' using 1:2 with linespoints title 'fasttext (2t, AMD EPYC, 2 cores)'
 unset logscale x
 set output 'amazon670k-cost.png'
 set style fill solid

@@ -1,0 +1,123 @@
+// The harness's one clock, driven by a fake learner whose every step sleeps a known time.
+// Bounds come from the sleeps: what is inside the clock can only make it longer, and what
+// is outside it is made long enough that counting it by mistake cannot go unnoticed, even on
+// a busy machine.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "harness/measure.h"
+
+namespace sparsebench {
+namespace {
+
+using Seconds = std::chrono::duration<double>;
+constexpr double kMake = 0.02, kStep = 0.05, kStage = 0.6, kPredict = 0.3;
+constexpr uint32_t kEpochs = 2, kPausesPerEpoch = 2;
+
+void Sleep(double seconds) { std::this_thread::sleep_for(Seconds(seconds)); }
+
+// 100 rows with label = row % 2; after its n-th pause the learner predicts the right label
+// for the first n quarters of the rows, so its curve climbs 0.25, 0.5, 0.75, 1.
+Dataset TwoClassRows() {
+  Dataset d;
+  d.num_features = 4;
+  d.num_labels = 2;
+  for (uint32_t r = 0; r < 100; ++r) {
+    d.feature_ids.push_back(r % 4);
+    d.values.push_back(1);
+    d.row_offsets.push_back(d.feature_ids.size());
+    d.label_ids.push_back(r % 2);
+    d.label_offsets.push_back(d.label_ids.size());
+  }
+  return d;
+}
+
+class SleepingLearner : public Learner {
+ public:
+  std::string spec() const override { return "sleeping"; }
+  TrainSettings settings() const override { return {16, 0.1, kEpochs, "none"}; }
+  void Stage(const Dataset&) override { Sleep(kStage); }
+  void Train(const Dataset& train, const PausePlan& plan) override {
+    for (uint32_t e = 0; e < kEpochs; ++e) {
+      for (uint32_t p = 1; p <= plan.per_epoch; ++p) {
+        Sleep(kStep);
+        ++pauses_;
+        Progress progress;
+        progress.epoch = e + static_cast<double>(p) / plan.per_epoch;
+        progress.samples = train.rows() * (e * plan.per_epoch + p) / plan.per_epoch;
+        progress.epoch_end = p == plan.per_epoch;
+        plan(progress);
+      }
+    }
+  }
+  TopK Predict(const Dataset& data, uint32_t k) const override {
+    Sleep(kPredict);
+    TopK top{k, std::vector<uint32_t>(data.rows() * k), std::vector<float>(data.rows() * k)};
+    for (size_t r = 0; r < data.rows(); ++r) {
+      const bool right = r < data.rows() * pauses_ / (kEpochs * kPausesPerEpoch);
+      top.ids[r * k] = right ? data.labels(r)[0] : 1 - data.labels(r)[0];
+      for (uint32_t j = 1; j < k; ++j) top.ids[r * k + j] = 2 + j;  // outside the labels
+    }
+    return top;
+  }
+  TopK PredictOne(const Dataset& data, size_t row, uint32_t k) const override { return Predict(TakeRows(data, std::vector<uint32_t>{static_cast<uint32_t>(row)}), k); }
+  void Save(const std::string&) const override {}
+  size_t model_bytes() const override { return 0; }
+
+ private:
+  uint32_t pauses_ = 0;
+};
+
+TEST(Measure, TheClockHoldsTrainingAndNothingElse) {
+  Dataset train = TwoClassRows();
+  const Dataset test = TwoClassRows();
+  MeasureSettings s;
+  s.evals_per_epoch = kPausesPerEpoch;
+  s.eval_sample = 100;
+  s.recall_sample = 0;
+  s.metric = "accuracy";
+  s.target = 0.5;
+  s.progress = false;
+  const Measurement m = TrainAndMeasure(
+      [](const DataShape&) {
+        Sleep(kMake);
+        return std::make_unique<SleepingLearner>();
+      },
+      train, test, s);
+  const nlohmann::json& r = m.result;
+  const double inside = kMake + kEpochs * kPausesPerEpoch * kStep;
+  EXPECT_GE(r["train_seconds"].get<double>(), inside);
+  EXPECT_LT(r["train_seconds"].get<double>(), inside + kStage);  // staging and curve points are outside
+  EXPECT_GE(r["curve_eval_seconds"].get<double>(), kEpochs * kPausesPerEpoch * kPredict);
+  EXPECT_GE(r["eval_seconds"].get<double>(), kPredict);
+  EXPECT_DOUBLE_EQ(r["metric_value"].get<double>(), 1.0);
+
+  const nlohmann::json& curve = r["curve"];
+  ASSERT_EQ(curve.size(), kEpochs * kPausesPerEpoch);
+  for (size_t i = 0; i < curve.size(); ++i) {
+    EXPECT_DOUBLE_EQ(curve[i][1].get<double>(), 0.5 * static_cast<double>(i + 1));  // monotonic epochs
+    EXPECT_DOUBLE_EQ(curve[i][2].get<double>(), 0.25 * static_cast<double>(i + 1));
+    EXPECT_GE(curve[i][0].get<double>(), kMake + static_cast<double>(i + 1) * kStep);
+    if (i > 0) {
+      EXPECT_LT(curve[i][0].get<double>() - curve[i - 1][0].get<double>(), kPredict);
+    }
+  }
+  // The second point reaches 0.5: time to target is its training seconds, not the wall time.
+  EXPECT_EQ(r["time_to_target_seconds"], curve[1][0]);
+  EXPECT_LT(r["time_to_target_seconds"].get<double>(), kMake + 2 * kStep + kStage);
+  EXPECT_EQ(r["epoch_details"].size(), kEpochs);
+  EXPECT_EQ(r["batch"], 16);
+  EXPECT_EQ(r["optimizer"], "none");
+}
+
+TEST(Measure, ARepeatThatNeverReachesTheTargetHasNoTimeToTarget) {
+  const nlohmann::json curve = {{0.1, 0.5, 0.2}, {0.2, 1.0, 0.4}};
+  EXPECT_TRUE(TimeToTarget(curve, 0.5).is_null());
+  EXPECT_EQ(TimeToTarget(curve, 0.4), 0.2);
+  EXPECT_TRUE(TimeToTarget(curve, NAN).is_null());
+}
+
+}  // namespace
+}  // namespace sparsebench

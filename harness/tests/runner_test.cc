@@ -1,0 +1,77 @@
+// A cell's child process receives exactly the settings its matrix gives, and nothing for
+// the ones it leaves to the engine.
+#include "harness/runner.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "datasets/tests/test_paths.h"
+#include "harness/matrix.h"
+
+namespace sparsebench {
+namespace {
+
+// The value after `flag` in argv, or "" when the flag is absent.
+std::string Flag(const std::vector<std::string>& argv, const std::string& flag) {
+  const auto at = std::find(argv.begin(), argv.end(), flag);
+  return at == argv.end() || at + 1 == argv.end() ? "" : *(at + 1);
+}
+
+TEST(CellCommand, PassesTheMatrixSettingsAndOnlyThose) {
+  testing::TempDir dir;
+  const std::string path = dir.file("m.toml"), train = dir.file("a.txt"), test = dir.file("b.txt");
+  std::ofstream(train) << "1 2 2\n0 0:1\n";  // files that exist, in case the matrix checks
+  std::ofstream(test) << "1 2 2\n0 0:1\n";
+  std::ofstream(path) << R"(
+name = "t"
+threads = [3]
+evals_per_epoch = 2
+eval_sample = 300
+latency_samples = 7
+[[datasets]]
+name = "files"
+train = ")" << train << R"("
+test = ")" << test << R"("
+metric = "accuracy"
+target = 0.75
+engines = [ { name = "set", spec = "blas", epochs = 4, batch = 32, lr = 0.02 }, { name = "unset", spec = "sparse" } ]
+[[datasets]]
+name = "relative"
+train = ")" << train << R"("
+test = ")" << test << R"("
+target = "dense-1pt"
+engines = [ { spec = "torch" } ]
+)";
+  const Matrix m = ReadMatrix(path);
+  std::vector<Cell> cells = ExpandCells(m);
+  ASSERT_EQ(cells.size(), 3u);
+  std::sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.id() < b.id(); });
+  const CellFiles files{"train.txt", "test.txt", "xmc"};
+  const auto set = CellCommand(m, cells[0], files, "bin");
+  EXPECT_EQ(Flag(set, "--engine"), "blas");
+  EXPECT_EQ(Flag(set, "--epochs"), "4");
+  EXPECT_EQ(Flag(set, "--batch"), "32");
+  EXPECT_EQ(Flag(set, "--lr"), "0.02");
+  EXPECT_EQ(Flag(set, "--threads"), "3");
+  EXPECT_EQ(Flag(set, "--evals-per-epoch"), "2");
+  EXPECT_EQ(Flag(set, "--eval-sample"), "300");
+  EXPECT_EQ(Flag(set, "--latency-samples"), "7");
+  EXPECT_EQ(Flag(set, "--metric"), "accuracy");
+  EXPECT_EQ(Flag(set, "--target"), "0.75");
+  EXPECT_EQ(Flag(set, "--format"), "xmc");
+  EXPECT_EQ(Flag(set, "--train"), "train.txt");
+
+  const auto unset = CellCommand(m, cells[1], files, "bin");
+  EXPECT_EQ(Flag(unset, "--engine"), "sparse");
+  for (const char* flag : {"--epochs", "--batch", "--lr"}) {
+    EXPECT_EQ(std::count(unset.begin(), unset.end(), flag), 0) << flag << " is the engine's own choice";
+  }
+  // A relative target is resolved from the whole run's rows afterwards, not by the child.
+  const auto relative = CellCommand(m, cells[2], files, "bin");
+  EXPECT_EQ(std::count(relative.begin(), relative.end(), "--target"), 0);
+}
+
+}  // namespace
+}  // namespace sparsebench
