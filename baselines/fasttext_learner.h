@@ -44,6 +44,8 @@ class FastTextLearner : public Learner {
  public:
   FastTextLearner(const std::string& spec, const DataShape& shape, const TrainOptions& options);
   ~FastTextLearner() override;
+  // ConfigError when the constructor would refuse this spec (parses it, builds nothing).
+  static void CheckSpec(const std::string& spec) { ParseConfig(spec); }
   FastTextLearner(const FastTextLearner&) = delete;
   FastTextLearner& operator=(const FastTextLearner&) = delete;
 

@@ -61,11 +61,16 @@ void TextConfig::Resolve(size_t rows, uint32_t labels) {
 }
 
 std::string TextConfig::Canonical() const {
-  char numbers[96];
-  std::snprintf(numbers, sizeof numbers, ",out_sparsity=%g,lr=%g,lr_decay=%g", out_sparsity, lr, lr_decay);
+  auto number = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return std::string(text);
+  };
+  // Each setting on its own: "auto" (negative or zero: not resolved yet) or its value.
   return "text:buckets=" + Auto(featurizer.buckets) + ",bigrams=" + std::to_string(featurizer.bigrams) +
          ",binary=" + std::to_string(featurizer.binary) + ",hidden=" + Auto(hidden) +
-         (out_sparsity < 0 ? std::string(",out_sparsity=auto,lr=auto,lr_decay=0.5") : std::string(numbers)) +
+         ",out_sparsity=" + (out_sparsity < 0 ? std::string("auto") : number(out_sparsity)) +
+         ",lr=" + (lr == 0 ? std::string("auto") : number(lr)) + ",lr_decay=" + number(lr_decay) +
          ",epochs=" + Auto(epochs);
 }
 

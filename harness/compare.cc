@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include "datasets/data_error.h"
 #include "harness/results.h"
 #include "harness/summary.h"
 
@@ -30,7 +31,9 @@ double Number(const nlohmann::json& row, const char* key) {
 
 struct Side {
   std::map<Key, std::vector<double>> times, metrics;
-  std::map<Key, std::string> failures;
+  std::map<Key, std::string> failures;  // a repeat that did not end ok
+  std::map<Key, std::string> invalid;   // an ok repeat without a finite time or metric
+  std::map<Key, std::string> untimed;   // ratio mode: no reference time to divide by
   std::set<std::string> machines;
 };
 
@@ -52,13 +55,29 @@ Side Collect(const std::vector<nlohmann::json>& rows, bool ratio, const std::str
       side.failures[key] = r.value("status", "") + ": " + r.value("reason", "");
       continue;
     }
-    side.metrics[key].push_back(Number(r, "metric_value"));
+    // An ok row must say how long it trained and how well: a missing or NaN value would
+    // otherwise drop out of the medians and pass unseen.
+    const double metric = Number(r, "metric_value");
     double t = Number(r, "train_seconds");
+    const std::string where = fmt::format("repeat {}", r.value("repeat", 0));
+    if (!std::isfinite(t) || t < 0) {
+      side.invalid[key] = where + " is ok but has no finite train_seconds";
+      continue;
+    }
+    if (!std::isfinite(metric)) {
+      side.invalid[key] = where + " is ok but has no finite metric_value";
+      continue;
+    }
+    side.metrics[key].push_back(metric);
     if (ratio) {
       const auto ref = reference_seconds.find({r.value("dataset", ""), r.value("threads", 0), r.value("repeat", 0), r.value("machine", "")});
-      t = ref == reference_seconds.end() || !(ref->second > 0) ? NAN : t / ref->second;
+      if (ref == reference_seconds.end() || !(ref->second > 0) || !std::isfinite(ref->second)) {
+        side.untimed[key] = fmt::format("{} has no ok '{}' row with a time to divide by", where, reference);
+        continue;
+      }
+      t /= ref->second;
     }
-    if (!std::isnan(t)) side.times[key].push_back(t);
+    side.times[key].push_back(t);
   }
   return side;
 }
@@ -124,6 +143,8 @@ double MannWhitneyP(const std::vector<double>& a, const std::vector<double>& b) 
 
 CompareResult Compare(const CompareOptions& o) {
   const auto base_rows = Load(o.baseline), current_rows = Load(o.current);
+  // Nothing to compare must never read as "no regression".
+  if (base_rows.empty()) throw DataError(o.baseline, 0, "the baseline has no result rows: nothing to compare against");
   std::set<std::string> machines;
   for (const auto& r : base_rows) machines.insert(r.value("machine", ""));
   for (const auto& r : current_rows) machines.insert(r.value("machine", ""));
@@ -141,27 +162,39 @@ CompareResult Compare(const CompareOptions& o) {
   std::set<Key> keys;
   for (const auto& [k, v] : base.metrics) keys.insert(k);
   for (const auto& [k, v] : base.failures) keys.insert(k);
+  for (const auto& [k, v] : base.invalid) keys.insert(k);
   for (const Key& key : keys) {
     const auto& [dataset, engine, threads] = key;
     const Stat bt = Summarize(base.times.count(key) ? base.times.at(key) : std::vector<double>{});
     const Stat ct = Summarize(current.times.count(key) ? current.times.at(key) : std::vector<double>{});
     const Stat bm = Summarize(base.metrics.count(key) ? base.metrics.at(key) : std::vector<double>{});
     const Stat cm = Summarize(current.metrics.count(key) ? current.metrics.at(key) : std::vector<double>{});
+    const bool timed = !(ratio && engine == o.reference);  // the reference's own ratio is 1
     std::string verdict = "ok";
     double time_ratio = NAN, p = NAN;
-    if (bm.n > 0 && cm.n == 0) {
+    if (base.invalid.count(key)) {
+      verdict = "REGRESSION: the baseline is not usable here: " + base.invalid.at(key);
+    } else if (current.invalid.count(key)) {
+      verdict = "REGRESSION: " + current.invalid.at(key);
+    } else if (bm.n > 0 && cm.n == 0) {
       verdict = "REGRESSION: " + (current.failures.count(key) ? current.failures.at(key) : std::string("missing"));
+    } else if (bm.n > 0 && current.failures.count(key)) {  // one repeat that did not end ok is enough
+      verdict = "REGRESSION: a repeat ended " + current.failures.at(key);
     } else if (bm.n > 0) {
-      if (bt.n > 0 && ct.n > 0 && !(ratio && engine == o.reference)) {
-        time_ratio = ct.median / bt.median;
+      if (timed && (bt.n == 0 || ct.n == 0)) {
+        const std::string why = bt.n == 0 ? (base.untimed.count(key) ? "baseline " + base.untimed.at(key) : std::string("baseline has no time"))
+                                          : (current.untimed.count(key) ? current.untimed.at(key) : std::string("no time"));
+        verdict = "REGRESSION: timing cannot be compared: " + why;
+      } else if (timed) {
+        time_ratio = bt.median > 0 ? ct.median / bt.median : ct.median > 0 ? INFINITY : 1.0;
         const bool enough = bt.n >= o.min_repeats && ct.n >= o.min_repeats;
         few |= !enough;
         p = enough ? MannWhitneyP(bt.values, ct.values) : NAN;
-        if (time_ratio > 1 + o.max_slowdown && (!enough || p < o.alpha)) {
+        if (!(time_ratio <= 1 + o.max_slowdown) && (!enough || p < o.alpha)) {
           verdict = fmt::format("REGRESSION: {:.0f}% slower", (time_ratio - 1) * 100);
         }
       }
-      if ((bm.median - cm.median) * 100 > o.max_metric_drop) {
+      if (!((bm.median - cm.median) * 100 <= o.max_metric_drop)) {
         verdict = fmt::format("REGRESSION: metric {:.2f} points lower", (bm.median - cm.median) * 100);
       }
     } else {
@@ -173,6 +206,14 @@ CompareResult Compare(const CompareOptions& o) {
                       bm.median, cm.median, verdict);
   }
   if (few) md += fmt::format("\nToo few repeats (< {}) on a side for the Mann-Whitney test to mean anything: the ratio bound alone decided those cells.\n", o.min_repeats);
+  if (current_rows.empty()) {
+    result.regression = true;
+    md += "\nThe current run has no result rows.\n";
+  }
+  if (base.metrics.empty()) {
+    result.regression = true;
+    md += "\nNo baseline cell ended ok: nothing was compared.\n";
+  }
   md += result.regression ? "\nResult: regression.\n" : "\nResult: no regression.\n";
   return result;
 }

@@ -1,6 +1,7 @@
 #include "harness/learner_factory.h"
 
 #include "baselines/blas_learner.h"
+#include "baselines/dense_spec.h"
 #include "baselines/fasttext_learner.h"
 #include "engine/engine_error.h"
 #include "engine/sparse_learner.h"
@@ -29,6 +30,23 @@ std::unique_ptr<Learner> MakeLearner(const std::string& spec, const DataShape& s
 #endif
   }
   throw ConfigError("unknown engine family '" + family + "' (known: sparse, text, blas, torch, fasttext)");
+}
+
+void CheckEngineSpec(const std::string& spec) {
+  const std::string family = Spec::Parse(spec).family();
+  if (family == "sparse") {
+    // One output: out_sparsity never asks for LSH, so only the data-independent settings are
+    // checked (the rest depends on the data's shape and is checked when the cell runs).
+    SparseConfig::Parse(spec, DataShape{1, 1});
+  } else if (family == "text") {
+    TextConfig::Parse(spec);
+  } else if (family == "blas" || family == "torch") {
+    DenseSpec::Parse(spec, family);  // torch in a build without it: the cell's row says so
+  } else if (family == "fasttext") {
+    FastTextLearner::CheckSpec(spec);
+  } else {
+    throw ConfigError("unknown engine family '" + family + "' (known: sparse, text, blas, torch, fasttext)");
+  }
 }
 
 }  // namespace sparsebench

@@ -11,4 +11,8 @@ namespace sparsebench {
 std::unique_ptr<Learner> MakeLearner(const std::string& spec, const DataShape& shape,
                                      const TrainOptions& options);
 
+// ConfigError when MakeLearner would refuse the spec for any data: an unknown family, or
+// settings its family's parser rejects. Parses only; builds and allocates nothing.
+void CheckEngineSpec(const std::string& spec);
+
 }  // namespace sparsebench

@@ -3,36 +3,74 @@
 #include <toml++/toml.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <xxhash.h>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "datasets/data_error.h"
+#include "datasets/reader.h"
+#include "datasets/synthetic.h"
+#include "harness/csv.h"
+#include "harness/learner_factory.h"
 
 namespace sparsebench {
+namespace fs = std::filesystem;
 namespace {
+
+// A name that becomes part of cell ids, file names and report text: printable, no '/'.
+std::string NameProblem(const std::string& name) {
+  if (name.empty()) return "is empty";
+  if (name.size() > 100) return "is longer than 100 bytes";
+  for (unsigned char c : name) {
+    if (c == '/') return "contains '/', which separates the parts of a cell id";
+    if (c < 0x20 || c == 0x7f) return "contains a control character";
+  }
+  return "";
+}
 
 class TomlReader {
  public:
-  explicit TomlReader(std::string path) : path_(std::move(path)) {}
+  TomlReader(std::string path, bool check_files) : path_(std::move(path)), check_files_(check_files) {}
 
   [[noreturn]] void Fail(const toml::node& node, const std::string& reason) const {
     throw DataError(path_, static_cast<uint64_t>(node.source().begin.line), reason);
   }
+  [[noreturn]] void Fail(uint64_t line, const std::string& reason) const { throw DataError(path_, line, reason); }
 
-  template <typename T>
-  T Get(const toml::table& table, const std::string& key, T fallback) const {
+  std::string String(const toml::table& table, const std::string& key, const std::string& fallback) const {
     const toml::node* node = table.get(key);
     if (node == nullptr) return fallback;
-    if constexpr (std::is_same_v<T, double>) {
-      if (auto v = node->value<double>()) return *v;
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      if (auto v = node->value<std::string>()) return *v;
-    } else {
-      if (auto v = node->value<int64_t>(); v && *v >= 0) return static_cast<T>(*v);
+    if (!node->is_string()) Fail(*node, "'" + key + "' must be a string");
+    return *node->value<std::string>();
+  }
+
+  // A TOML integer (not a float, not a boolean) in [min, max].
+  uint32_t Uint(const toml::table& table, const std::string& key, uint32_t fallback, uint32_t min, uint32_t max) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) return fallback;
+    const auto v = node->is_integer() ? node->value<int64_t>() : std::nullopt;
+    if (!v || *v < min || *v > max) Fail(*node, fmt::format("'{}' must be an integer from {} to {}", key, min, max));
+    return static_cast<uint32_t>(*v);
+  }
+
+  // A TOML integer or float, finite, in (min, max] when open_min, else [min, max].
+  double Number(const toml::table& table, const std::string& key, double fallback, double min, double max,
+                bool open_min) const {
+    const toml::node* node = table.get(key);
+    if (node == nullptr) return fallback;
+    const auto v = node->is_number() ? node->value<double>() : std::nullopt;
+    if (!v || !std::isfinite(*v) || (open_min ? !(*v > min) : !(*v >= min)) || !(*v <= max)) {
+      Fail(*node, fmt::format("'{}' must be a number {} {:g} and at most {:g}", key, open_min ? "above" : "from",
+                              min, max));
     }
-    Fail(*node, "'" + key + "' has the wrong type or a negative value");
+    return *v;
   }
 
   void OnlyKeys(const toml::table& table, std::set<std::string> known) const {
@@ -41,45 +79,82 @@ class TomlReader {
     }
   }
 
+  void CheckName(const toml::node& node, const std::string& what, const std::string& name) const {
+    const std::string problem = NameProblem(name);
+    if (!problem.empty()) Fail(node, what + " name '" + name + "' " + problem);
+  }
+
   MatrixEngine Engine(const toml::table& t) const {
     OnlyKeys(t, {"name", "spec", "epochs", "batch", "lr"});
     MatrixEngine e;
-    e.spec = Get<std::string>(t, "spec", "");
+    e.spec = String(t, "spec", "");
     if (e.spec.empty()) Fail(t, "an engine needs a spec");
-    e.name = Get<std::string>(t, "name", e.spec.substr(0, e.spec.find(':')));
-    e.epochs = Get<uint32_t>(t, "epochs", 0);
-    e.batch = Get<uint32_t>(t, "batch", 0);
-    e.lr = Get<double>(t, "lr", 0.0);
-    for (const char* key : {"epochs", "batch", "lr"}) {
-      const toml::node* node = t.get(key);
-      const double v = key == std::string("lr") ? e.lr : key == std::string("batch") ? e.batch : e.epochs;
-      if (node != nullptr && !(v > 0 && std::isfinite(v))) Fail(*node, std::string(key) + " must be positive");
+    try {
+      CheckEngineSpec(e.spec);
+    } catch (const std::invalid_argument& error) {  // ConfigError
+      Fail(*t.get("spec"), "engine spec '" + e.spec + "': " + error.what());
     }
+    e.name = String(t, "name", e.spec.substr(0, e.spec.find(':')));
+    CheckName(t.get("name") ? *t.get("name") : static_cast<const toml::node&>(t), "engine", e.name);
+    e.epochs = Uint(t, "epochs", 0, 1, kMaxEpochs);
+    e.batch = Uint(t, "batch", 0, 1, kMaxBatch);
+    e.lr = Number(t, "lr", 0.0, kMinLr, kMaxLr, false);
     return e;
+  }
+
+  // A train or test file: it must exist and be a regular file when files are checked.
+  std::string File(const toml::table& t, const std::string& key) const {
+    const std::string file = String(t, key, "");
+    if (file.empty() || !check_files_) return file;
+    std::error_code error;
+    const fs::file_status status = fs::status(file, error);
+    if (!fs::exists(status)) Fail(*t.get(key), key + " file '" + file + "' does not exist");
+    if (!fs::is_regular_file(status)) Fail(*t.get(key), key + " file '" + file + "' is not a regular file");
+    return file;
   }
 
   MatrixDataset Dataset(const toml::table& t) const {
     OnlyKeys(t, {"name", "preset", "scale", "train", "test", "format", "metric", "target", "engines"});
     MatrixDataset d;
-    d.preset = Get<std::string>(t, "preset", "");
-    d.scale = Get<double>(t, "scale", 1.0);
-    d.train = Get<std::string>(t, "train", "");
-    d.test = Get<std::string>(t, "test", "");
-    d.format = Get<std::string>(t, "format", "");
+    d.preset = String(t, "preset", "");
+    d.train = String(t, "train", "");
+    d.test = String(t, "test", "");
     if (d.preset.empty() == d.train.empty() || d.train.empty() != d.test.empty()) {
       Fail(t, "a dataset needs either a preset or both train and test files");
     }
-    if (!(d.scale > 0)) Fail(t, "scale must be positive");
-    d.name = Get<std::string>(t, "name", d.preset.empty() ? std::filesystem::path(d.train).stem().string() : d.preset);
-    d.metric = Get<std::string>(t, "metric", "p_at_1");
+    if (!d.preset.empty()) {
+      const std::vector<std::string> presets = SyntheticPresets();
+      if (std::find(presets.begin(), presets.end(), d.preset) == presets.end()) {
+        Fail(*t.get("preset"), fmt::format("unknown preset '{}' (known: {})", d.preset, fmt::join(presets, ", ")));
+      }
+      if (t.get("format") != nullptr) Fail(*t.get("format"), "format is for train and test files; a preset's is fixed");
+      // GenerateSynthetic's bound: 1.0 is the real dataset's size.
+      d.scale = Number(t, "scale", 1.0, 0, 100, true);
+    } else {
+      if (t.get("scale") != nullptr) Fail(*t.get("scale"), "scale is for presets, not train and test files");
+      d.format = String(t, "format", "");
+      if (!d.format.empty()) {
+        try {
+          ParseFormat(d.format);
+        } catch (const std::invalid_argument& error) {
+          Fail(*t.get("format"), error.what());
+        }
+      }
+      File(t, "train");
+      File(t, "test");
+    }
+    d.name = String(t, "name", d.preset.empty() ? fs::path(d.train).stem().string() : d.preset);
+    CheckName(t.get("name") ? *t.get("name") : static_cast<const toml::node&>(t), "dataset", d.name);
+    d.metric = String(t, "metric", "p_at_1");
     if (d.metric != "p_at_1" && d.metric != "p_at_3" && d.metric != "p_at_5" && d.metric != "accuracy") {
-      Fail(t, "metric must be p_at_1, p_at_3, p_at_5 or accuracy");
+      Fail(t.get("metric") ? *t.get("metric") : static_cast<const toml::node&>(t),
+           "metric must be p_at_1, p_at_3, p_at_5 or accuracy");
     }
     if (const toml::node* target = t.get("target")) {
-      if (auto v = target->value<double>()) {
-        d.target = fmt::format("{:g}", *v);
-      } else if (auto rule = target->value<std::string>()) {
-        d.target = *rule;
+      if (target->is_number()) {
+        d.target = fmt::format("{:g}", *target->value<double>());
+      } else if (target->is_string()) {
+        d.target = *target->value<std::string>();
       } else {
         Fail(*target, "target must be a number or a rule such as \"dense-1pt\"");
       }
@@ -89,58 +164,96 @@ class TomlReader {
         Fail(*target, e.what());
       }
     }
-    const toml::array* engines = t["engines"].as_array();
+    const toml::node* engines_node = t.get("engines");
+    const toml::array* engines = engines_node ? engines_node->as_array() : nullptr;
+    if (engines_node != nullptr && engines == nullptr) Fail(*engines_node, "engines must be a list of tables");
     if (engines == nullptr || engines->empty()) Fail(t, "dataset '" + d.name + "' lists no engines");
+    std::set<std::string> names;
     for (const toml::node& e : *engines) {
       if (!e.is_table()) Fail(e, "engines must be tables");
       d.engines.push_back(Engine(*e.as_table()));
+      if (!names.insert(d.engines.back().name).second) {
+        Fail(e, "dataset '" + d.name + "' has two engines named '" + d.engines.back().name +
+                    "': cell ids must be unique, so give each a distinct name");
+      }
     }
     return d;
   }
 
  private:
   std::string path_;
+  bool check_files_;
 };
 
 }  // namespace
 
-Matrix ReadMatrix(const std::string& path) {
+Matrix ReadMatrix(const std::string& path, bool check_files) {
+  const std::string text = ReadRegularFile(path, kMaxMatrixBytes, "a matrix");
   toml::table root;
   try {
-    root = toml::parse_file(path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw DataError(path, static_cast<uint64_t>(e.source().begin.line), std::string(e.description()));
   }
-  const TomlReader reader(path);
+  const TomlReader reader(path, check_files);
   reader.OnlyKeys(root, {"name", "datasets", "threads", "repeats", "max_seconds", "max_memory_mb",
                          "evals_per_epoch", "eval_sample", "latency_samples"});
   Matrix m;
   m.path = path;
-  m.name = reader.Get<std::string>(root, "name", std::filesystem::path(path).stem().string());
-  m.repeats = reader.Get<uint32_t>(root, "repeats", 1);
-  m.max_seconds = reader.Get<double>(root, "max_seconds", m.max_seconds);
-  m.max_memory_mb = reader.Get<double>(root, "max_memory_mb", m.max_memory_mb);
-  m.evals_per_epoch = reader.Get<uint32_t>(root, "evals_per_epoch", m.evals_per_epoch);
-  m.eval_sample = reader.Get<uint32_t>(root, "eval_sample", m.eval_sample);
-  m.latency_samples = reader.Get<uint32_t>(root, "latency_samples", m.latency_samples);
-  if (m.repeats == 0) reader.Fail(*root.get("repeats"), "repeats must be at least 1");
-  if (const toml::array* threads = root["threads"].as_array()) {
+  m.content_hash = fmt::format("xxh64:{:016x}", XXH64(text.data(), text.size(), 0));
+  m.name = reader.String(root, "name", fs::path(path).stem().string());
+  if (const toml::node* name = root.get("name")) reader.CheckName(*name, "matrix", m.name);
+  m.repeats = reader.Uint(root, "repeats", 1, 1, kMaxRepeats);
+  // Limits that are off, negative or NaN would let a cell run unbounded: they must be real.
+  m.max_seconds = reader.Number(root, "max_seconds", m.max_seconds, 0, 1e7, true);
+  m.max_memory_mb = reader.Number(root, "max_memory_mb", m.max_memory_mb, 0, 1e9, true);
+  m.evals_per_epoch = reader.Uint(root, "evals_per_epoch", m.evals_per_epoch, 0, kMaxEvalsPerEpoch);
+  m.eval_sample = reader.Uint(root, "eval_sample", m.eval_sample, 1, UINT32_MAX);
+  m.latency_samples = reader.Uint(root, "latency_samples", m.latency_samples, 0, UINT32_MAX);
+  if (const toml::node* node = root.get("threads")) {
+    const toml::array* threads = node->as_array();
+    if (threads == nullptr) reader.Fail(*node, "threads must be a list of thread counts, e.g. [2]");
+    if (threads->empty()) reader.Fail(*node, "threads lists no thread counts");
     m.threads.clear();
     for (const toml::node& t : *threads) {
-      const auto v = t.value<int64_t>();
+      const auto v = t.is_integer() ? t.value<int64_t>() : std::nullopt;
       if (!v || *v < 1 || *v > 1024) reader.Fail(t, "threads must be integers from 1 to 1024");
+      if (std::find(m.threads.begin(), m.threads.end(), *v) != m.threads.end()) {
+        reader.Fail(t, fmt::format("threads lists {} twice: cell ids must be unique", *v));
+      }
       m.threads.push_back(static_cast<int>(*v));
     }
   }
-  const toml::array* datasets = root["datasets"].as_array();
-  if (datasets == nullptr || datasets->empty()) throw DataError(path, 1, "the matrix lists no [[datasets]]");
+  const toml::node* datasets_node = root.get("datasets");
+  const toml::array* datasets = datasets_node ? datasets_node->as_array() : nullptr;
+  if (datasets_node != nullptr && datasets == nullptr) reader.Fail(*datasets_node, "datasets must be [[datasets]] tables");
+  if (datasets == nullptr || datasets->empty()) reader.Fail(1, "the matrix lists no [[datasets]]");
   std::set<std::string> names;
+  std::map<std::string, std::string> stems;  // cell file stem -> "dataset/engine"
   for (const toml::node& d : *datasets) {
     if (!d.is_table()) reader.Fail(d, "datasets must be tables");
     m.datasets.push_back(reader.Dataset(*d.as_table()));
-    if (!names.insert(m.datasets.back().name).second) reader.Fail(d, "two datasets are named '" + m.datasets.back().name + "'");
+    const MatrixDataset& dataset = m.datasets.back();
+    if (!names.insert(dataset.name).second) reader.Fail(d, "two datasets are named '" + dataset.name + "'");
+    for (const MatrixEngine& e : dataset.engines) {
+      const std::string id = dataset.name + "/" + e.name;
+      const auto [at, fresh] = stems.emplace(CellFileStem(id), id);
+      if (!fresh) reader.Fail(d, "cells '" + at->second + "' and '" + id + "' would share the file names " + at->first + "__*");
+    }
+  }
+  const uint64_t cells = CountCells(m, m.repeats);
+  if (cells > kMaxCells) {
+    reader.Fail(root.get("repeats") ? *root.get("repeats") : static_cast<const toml::node&>(root),
+                fmt::format("the matrix expands to {} cells (datasets x engines x threads x repeats), more than {}",
+                            cells, kMaxCells));
   }
   return m;
+}
+
+uint64_t CountCells(const Matrix& matrix, uint32_t repeats) {
+  uint64_t engines = 0;
+  for (const MatrixDataset& d : matrix.datasets) engines += d.engines.size();
+  return engines * matrix.threads.size() * repeats;
 }
 
 TargetRule TargetRule::Parse(const std::string& text) {
@@ -170,6 +283,12 @@ double TargetRule::Resolve(double best_dense_metric) const {
   if (!std::isnan(value)) return value;
   if (std::isnan(points_below_dense) || std::isnan(best_dense_metric)) return NAN;
   return best_dense_metric - points_below_dense / 100.0;
+}
+
+std::string CellFileStem(const std::string& cell_id) {
+  std::string stem;
+  for (char c : cell_id) stem += c == '/' ? std::string("__") : std::string(1, c);
+  return stem;
 }
 
 std::string Cell::id() const {

@@ -33,6 +33,7 @@ struct MatrixDataset {
 struct Matrix {
   std::string name;
   std::string path;
+  std::string content_hash;  // "xxh64:<16 hex digits>" of the file's bytes: which matrix made a run directory
   std::vector<MatrixDataset> datasets;
   std::vector<int> threads{2};
   uint32_t repeats = 1;
@@ -51,8 +52,24 @@ struct TargetRule {
   double Resolve(double best_dense_metric) const;    // NaN when it cannot be resolved
 };
 
-// Reads a matrix TOML file; DataError with the file, line and reason when it is not valid.
-Matrix ReadMatrix(const std::string& path);
+// Bounds a matrix is checked against when it is read (beyond them, or outside what `sparsebench
+// train` accepts, the matrix is refused with FILE:LINE before anything runs).
+inline constexpr uint32_t kMaxRepeats = 1000;
+inline constexpr uint32_t kMaxEpochs = 10000;      // as `train --epochs`
+inline constexpr uint32_t kMaxBatch = 1u << 20;    // as `train --batch`
+inline constexpr double kMinLr = 1e-7, kMaxLr = 10;  // as `train --lr`
+inline constexpr uint32_t kMaxEvalsPerEpoch = 1000;
+inline constexpr uint64_t kMaxCells = 100000;      // datasets x engines x threads x repeats
+inline constexpr size_t kMaxMatrixBytes = 1 << 20;
+
+// Reads a matrix TOML file; DataError with the file, line and reason when it is not valid:
+// unknown keys, wrong types, values out of range, unknown presets, formats or engine specs,
+// duplicate names (cell ids must be unique), and, with check_files, train/test files that
+// are missing or not regular files (relative paths are relative to the current directory).
+Matrix ReadMatrix(const std::string& path, bool check_files = true);
+
+// The number of cells a matrix expands to with `repeats` repeats (no allocation).
+uint64_t CountCells(const Matrix& matrix, uint32_t repeats);
 
 // One run of one engine on one dataset with a thread count: the unit the harness executes.
 struct Cell {
@@ -66,6 +83,9 @@ struct Cell {
 };
 
 std::vector<Cell> ExpandCells(const Matrix& matrix);
+// File name of a cell's files under OUT/cells ("/" becomes "__"); ReadMatrix makes sure that
+// no two cells of a matrix share one.
+std::string CellFileStem(const std::string& cell_id);
 // Cells whose index % count == shard (0-based), for job arrays.
 std::vector<Cell> ShardCells(const std::vector<Cell>& cells, uint32_t shard, uint32_t count);
 

@@ -13,6 +13,7 @@
 #include "harness/csv.h"
 #include "harness/prices.h"
 #include "harness/results.h"
+#include "harness/run_dir.h"
 #include "harness/summary.h"
 
 namespace sparsebench {
@@ -33,15 +34,42 @@ std::string Slug(const std::string& text) {
   return s;
 }
 
+// A context.json field of the expected type, or the fallback: contexts come from files that
+// may be old, hand-edited or from another version.
+std::string ContextText(const nlohmann::json& c, const char* key, const std::string& fallback) {
+  const auto it = c.find(key);
+  return it != c.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+double ContextNumber(const nlohmann::json& c, const char* key) {
+  const auto it = c.find(key);
+  return it != c.end() && it->is_number() ? it->get<double>() : NAN;
+}
+
 std::string MachineTable(const std::vector<nlohmann::json>& contexts) {
   std::string md = "| machine | arch | ISA | instance | $/h | commit | date |\n|---|---|---|---|---|---|---|\n";
   for (const auto& c : contexts) {
-    md += fmt::format("| {}, {} cores, {:.0f} GiB | {} | {} | {} | {} | {} | {} |\n", c.value("cpu_model", "?"),
-                      c.value("cores", 0), c.value("memory_gb", 0.0), c.value("arch", "?"), c.value("isa_flags", ""),
-                      c.value("instance", "?"), c["price_per_hour"].is_number() && c["price_per_hour"].get<double>() >= 0 ? fmt::format("{:g}", c["price_per_hour"].get<double>()) : "—",
-                      c.value("git_commit", "").substr(0, 10), c.value("date", ""));
+    const double price = ContextNumber(c, "price_per_hour");
+    md += fmt::format("| {}, {} cores, {} GiB | {} | {} | {} | {} | {} | {} |\n", ContextText(c, "cpu_model", "?"),
+                      Num(ContextNumber(c, "cores"), "{:.0f}"), Num(ContextNumber(c, "memory_gb"), "{:.0f}"),
+                      ContextText(c, "arch", "?"), ContextText(c, "isa_flags", ""), ContextText(c, "instance", "?"),
+                      price >= 0 ? fmt::format("{:g}", price) : "—", ContextText(c, "git_commit", "").substr(0, 10),
+                      ContextText(c, "date", ""));
   }
   return md;
+}
+
+// The contexts in a run directory's context.json: one object (a run) or a list (a report).
+void ReadContexts(const fs::path& file, std::vector<nlohmann::json>& contexts) {
+  std::error_code error;
+  if (!fs::is_regular_file(file, error) || fs::file_size(file, error) > (16u << 20)) return;
+  std::ifstream in(file, std::ios::binary);
+  const nlohmann::json c = nlohmann::json::parse(in, nullptr, false);
+  if (c.is_object()) contexts.push_back(c);
+  if (c.is_array()) {
+    for (const auto& item : c) {
+      if (item.is_object()) contexts.push_back(item);
+    }
+  }
 }
 
 std::string TimeToTargetText(const Group& g) {
@@ -201,38 +229,91 @@ std::string PublishedTable(const std::string& published_path, const std::string&
   return md + "\n";
 }
 
-// Curves (first repeat of each group) and cost bars through gnuplot; "" when it ran.
-std::string Plot(const std::string& dataset, const std::vector<Group>& groups, const fs::path& plots) {
+// A label as one tab-separated gnuplot data field: no tabs, line breaks or quotes.
+std::string DataLabel(const std::string& text) {
+  std::string label;
+  for (unsigned char c : text) label += c < 0x20 || c == 0x7f ? ' ' : c == '"' ? '\'' : static_cast<char>(c);
+  return label;
+}
+
+std::string DataNumber(double v) { return std::isfinite(v) ? fmt::format("{:.9g}", v) : "NaN"; }
+
+// One script for every dataset. Nothing a user wrote is ever part of it: names, labels and
+// paths arrive as data, the labels in the data files' header and first column, the rest as
+// gnuplot's ARG variables (`gnuplot -c plot.gp ARG1 ...`), which are strings, never code.
+// ARG1: plots directory, ARG2: file stem, ARG3: dataset, ARG4: metric, ARG5: curve files,
+// ARG6: "1" when the bars are costs.
+constexpr const char* kPlotScript = R"gp(# Written by sparsebench report; run as gnuplot -c plot.gp DIR STEM DATASET METRIC CURVES PRICED
+set terminal pngcairo size 900,500 noenhanced
+set datafile separator "\t"
+set key bottom right
+set grid
+stem = ARG1 . "/" . ARG2
+curves = ARG5 + 0
+if (curves > 0) {
+  set output stem . "-curves.png.tmp"
+  set logscale x
+  set xlabel "training seconds"
+  set ylabel ARG4
+  set title ARG3 . ": time to accuracy"
+  plot for [i=0:curves-1] sprintf("%s-curve%d.dat", stem, i) using 1:2 with linespoints title columnheader(3)
+  unset logscale x
+}
+set output stem . "-cost.png.tmp"
+set style fill solid
+set boxwidth 0.6
+set yrange [0:*]
+set xtics rotate by -30
+set ylabel (ARG6 eq "1" ? "USD per run" : "training seconds")
+set title ARG3 . (ARG6 eq "1" ? ": cost per run" : ": training time (no price given)")
+set xlabel ""
+plot stem . "-bars.dat" using 0:2:xtic(1) with boxes notitle
+)gp";
+
+// gnuplot writes STEM-*.png.tmp; only a run that ended well renames them onto the plots the
+// report links, so a failed or killed gnuplot never leaves a half-written PNG there.
+void PublishPlots(const fs::path& plots, const std::string& stem, bool ran) {
+  for (const char* kind : {"-curves.png", "-cost.png"}) {
+    const fs::path done = plots / (stem + kind), temporary = plots / (stem + kind + ".tmp");
+    std::error_code error;
+    if (!fs::exists(temporary, error)) continue;
+    if (ran) fs::rename(temporary, done, error);
+    if (!ran || error) fs::remove(temporary, error);
+  }
+}
+
+// Curves (first repeat of each group) and cost bars through gnuplot, into files named
+// STEM-curves.png and STEM-cost.png; "" when it ran.
+std::string Plot(const std::string& stem, const std::string& dataset, const std::vector<Group>& groups, const fs::path& plots) {
   const std::string gnuplot = FindExecutable("gnuplot");
   if (gnuplot.empty()) return "gnuplot not installed";
-  const std::string stem = Slug(dataset);
-  std::string curves_cmd, bars;
-  for (size_t i = 0; i < groups.size(); ++i) {
-    const Group& g = groups[i];
-    const fs::path data = plots / fmt::format("{}-curve{}.dat", stem, i);
-    std::ofstream out(data);
-    for (const auto& p : g.first_curve) out << p[0].get<double>() << " " << p[2].get<double>() << "\n";
-    if (!g.first_curve.empty()) {
-      curves_cmd += fmt::format("{}'{}' using 1:2 with linespoints title '{} ({}t, {})'", curves_cmd.empty() ? "" : ", ",
-                                data.filename().string(), g.engine, g.threads, g.machine.substr(0, 24));
+  size_t curves = 0;
+  std::string bars = "label\tvalue\n";
+  for (const Group& g : groups) {
+    std::string points;
+    for (const auto& p : g.first_curve) {
+      if (p.is_array() && p.size() >= 3 && p[0].is_number() && p[2].is_number()) {
+        points += DataNumber(p[0].get<double>()) + "\t" + DataNumber(p[2].get<double>()) + "\t0\n";
+      }
     }
-    bars += fmt::format("\"{} {}t\" {}\n", g.engine, g.threads, std::isnan(g.cost.median) ? g.train_seconds.median : g.cost.median);
+    if (!points.empty()) {
+      const std::string label = DataLabel(fmt::format("{} ({}t, {})", g.engine, g.threads, g.machine.substr(0, 24)));
+      WriteFileAtomically((plots / fmt::format("{}-curve{}.dat", stem, curves++)).string(),
+                          "seconds\tvalue\t" + label + "\n" + points);
+    }
+    bars += DataLabel(fmt::format("{} {}t", g.engine, g.threads)) + "\t" +
+            DataNumber(std::isnan(g.cost.median) ? g.train_seconds.median : g.cost.median) + "\n";
   }
   const bool priced = !groups.empty() && !std::isnan(groups[0].cost.median);
-  std::ofstream(plots / (stem + "-bars.dat")) << bars;
-  std::ofstream script(plots / (stem + ".gp"));
-  script << "cd '" << fs::absolute(plots).string() << "'\nset terminal pngcairo size 900,500 noenhanced\nset key bottom right\nset grid\n";
-  if (!curves_cmd.empty()) {
-    script << "set output '" << stem << "-curves.png'\nset logscale x\nset xlabel 'training seconds'\nset ylabel '"
-           << groups[0].metric_name << "'\nset title '" << dataset << ": time to accuracy'\nplot " << curves_cmd << "\nunset logscale x\n";
-  }
-  script << "set output '" << stem << "-cost.png'\nset style fill solid\nset boxwidth 0.6\nset yrange [0:*]\nset xtics rotate by -30\n"
-         << "set ylabel '" << (priced ? "USD per run" : "training seconds") << "'\nset title '" << dataset
-         << (priced ? ": cost per run" : ": training time (no price given)") << "'\nplot '" << stem
-         << "-bars.dat' using 0:2:xtic(1) with boxes notitle\n";
-  script.close();
+  WriteFileAtomically((plots / (stem + "-bars.dat")).string(), bars);
+  const fs::path script = fs::absolute(plots / "plot.gp");
+  WriteFileAtomically(script.string(), kPlotScript);
+  const std::string metric = groups.empty() ? std::string("metric") : groups[0].metric_name;
   // A gnuplot failure leaves its message in the .gp.err file; the report still links the plots.
-  RunProcess({gnuplot, fs::absolute(plots / (stem + ".gp")).string()}, plots / (stem + ".gp.out"), plots / (stem + ".gp.err"));
+  const ProcessResult run = RunProcess({gnuplot, "-c", script.string(), fs::absolute(plots).string(), stem, dataset,
+                                        metric, std::to_string(curves), priced ? "1" : "0"},
+                                       plots / (stem + ".gp.out"), plots / (stem + ".gp.err"));
+  PublishPlots(plots, stem, run.ok());
   return "";
 }
 
@@ -240,16 +321,13 @@ std::string Plot(const std::string& dataset, const std::vector<Group>& groups, c
 
 void WriteReport(const ReportOptions& o) {
   const fs::path out(o.out_dir), plots = out / "plots";
-  fs::create_directories(plots);
+  EnsureDirectory(o.out_dir);
+  if (o.plots) EnsureDirectory(plots.string());
   const std::vector<nlohmann::json> rows = LoadRows(o.run_dirs);
   std::vector<nlohmann::json> contexts;
-  for (const std::string& dir : o.run_dirs) {
-    std::ifstream in(fs::path(dir) / "context.json");
-    nlohmann::json c = nlohmann::json::parse(in, nullptr, false);
-    if (!c.is_discarded()) contexts.push_back(c);
-  }
+  for (const std::string& dir : o.run_dirs) ReadContexts(fs::path(dir) / "context.json", contexts);
   if (o.run_dirs.size() != 1 || fs::weakly_canonical(o.run_dirs[0]) != fs::weakly_canonical(out)) {
-    WriteFileAtomically((out / "context.json").string(), nlohmann::json(contexts).dump(2) + "\n");
+    WriteFileAtomically((out / "context.json").string(), nlohmann::json(contexts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
   WriteResultFiles(o.run_dirs, o.out_dir);
   std::string md = "# SparseBench report\n\nEvery number below was measured by `sparsebench run` on the machines listed; "
@@ -263,12 +341,16 @@ void WriteReport(const ReportOptions& o) {
                    "engines): the share of each probed training row's 5 best exact outputs, and of its true labels, that "
                    "the selector put in the active set. ⚠ marks a final metric below half the best row's.\n\n## Machines\n\n" +
                    MachineTable(contexts) + "\n";
-  for (const DatasetGroups& d : GroupRows(rows)) {
+  const std::vector<DatasetGroups> datasets = GroupRows(rows);
+  for (size_t i = 0; i < datasets.size(); ++i) {
+    const DatasetGroups& d = datasets[i];
     md += fmt::format("## {} ({}, target {})\n\n", d.dataset, d.metric, Num(d.target, "{:.4g}")) + Differences(d) +
           GroupTable(d.groups) + "\n" + WeakRows(d) + Attribution(d);
-    const std::string missing = Plot(d.dataset, d.groups, plots);
+    // Plot files: an index (distinct names whatever the datasets are called) and a slug.
+    const std::string stem = fmt::format("{}-{}", i + 1, Slug(d.dataset).substr(0, 40));
+    const std::string missing = o.plots ? Plot(stem, d.dataset, d.groups, plots) : "not asked for";
     if (missing.empty()) {
-      md += fmt::format("![{0} time to accuracy](plots/{1}-curves.png) ![{0} cost](plots/{1}-cost.png)\n\n", d.dataset, Slug(d.dataset));
+      md += fmt::format("![{0} time to accuracy](plots/{1}-curves.png) ![{0} cost](plots/{1}-cost.png)\n\n", d.dataset, stem);
     } else {
       md += "(no plots: " + missing + ")\n\n";
     }

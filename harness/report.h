@@ -10,6 +10,7 @@ struct ReportOptions {
   std::string out_dir;
   std::string prices_path;     // harness/instances.csv
   std::string published_path;  // harness/published.csv
+  bool plots = true;           // run gnuplot (false: the report says there are none)
 };
 
 // OUT/results.csv, curves.csv, context.json (every run's), report.md and plots/ (gnuplot,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -25,14 +26,69 @@ std::string Text(const nlohmann::json& v) {
 }
 
 nlohmann::json Parsed(const std::string& field) {
-  if (field.empty()) return nullptr;
   char* end = nullptr;
   const double number = std::strtod(field.c_str(), &end);
   if (*end == '\0') return number;
   return field;
 }
 
+// Columns holding text; every other column of ResultColumns() holds a number (or nothing).
+const std::set<std::string>& TextColumns() {
+  static const std::set<std::string> text = {"cell_id", "dataset", "engine", "spec", "optimizer", "status",
+                                             "reason", "machine", "instance", "metric", "target_rule", "git_commit"};
+  return text;
+}
+
+// Integers the readers use as such (thread counts, repeats, cell order).
+bool IsSmallInteger(const nlohmann::json& v, double max) {
+  if (v.is_number_integer()) return v.is_number_unsigned() ? v.get<uint64_t>() <= max : v.get<int64_t>() >= 0 && v.get<int64_t>() <= max;
+  if (!v.is_number_float()) return false;
+  const double d = v.get<double>();
+  return d >= 0 && d <= max && d == std::floor(d);
+}
+
+constexpr size_t kMaxCellFileBytes = 64u << 20;
+
 }  // namespace
+
+void CheckRow(const nlohmann::json& row, const std::string& file, uint64_t line) {
+  auto fail = [&](const std::string& reason) { throw DataError(file, line, "not a cell result: " + reason); };
+  if (!row.is_object()) fail("not a JSON object");
+  // Text is text (readers take it with row.value(key, "")); numbers are numbers or null.
+  for (const std::string& column : ResultColumns()) {
+    const auto it = row.find(column);
+    if (it == row.end()) continue;
+    if (TextColumns().contains(column)) {
+      if (!it->is_string()) fail("'" + column + "' must be a string");
+    } else if (!it->is_number() && !it->is_null()) {
+      fail("'" + column + "' must be a number");
+    }
+  }
+  for (const char* key : {"threads", "repeat", "cell_index"}) {
+    const bool index = key == std::string("cell_index");
+    const auto it = row.find(key);
+    if (it != row.end() && !IsSmallInteger(*it, index ? 1e15 : 1e6)) {
+      fail(std::string("'") + key + "' must be a whole number from 0 to " + (index ? "1e15" : "1e6"));
+    }
+  }
+  if (const auto rule = row.find("target_rule"); rule != row.end() && rule->is_string()) {
+    try {
+      TargetRule::Parse(rule->get<std::string>());
+    } catch (const std::invalid_argument& e) {
+      fail(e.what());
+    }
+  }
+  if (const auto curve = row.find("curve"); curve != row.end() && !curve->is_null()) {
+    if (!curve->is_array()) fail("'curve' must be a list of points");
+    for (const auto& point : *curve) {
+      // [seconds, epoch, value, active_recall, label_recall]: the first three always there.
+      if (!point.is_array() || point.size() < 3) fail("a curve point must be a list [seconds, epoch, value, ...]");
+      for (const auto& v : point) {
+        if (!v.is_number() && !v.is_null()) fail("a curve point holds something other than numbers");
+      }
+    }
+  }
+}
 
 const std::vector<std::string>& ResultColumns() {
   static const std::vector<std::string> columns = {
@@ -109,11 +165,20 @@ void ResolveTargets(std::vector<nlohmann::json>& rows) {
   }
 }
 
+nlohmann::json ParseCellRow(const std::string& text, const std::string& file) {
+  nlohmann::json row = nlohmann::json::parse(text, nullptr, false);
+  if (row.is_discarded()) throw DataError(file, 1, "not a cell result (bad JSON)");
+  CheckRow(row, file, 1);
+  return row;
+}
+
 bool IsFinishedCell(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return false;
-  const nlohmann::json row = nlohmann::json::parse(in, nullptr, false);
-  return !row.is_discarded() && row.is_object() && row.value("status", "") == "ok";
+  try {
+    const nlohmann::json row = ParseCellRow(ReadRegularFile(path, kMaxCellFileBytes, "a cell result"), path);
+    return row.value("status", "") == "ok";
+  } catch (const DataError&) {
+    return false;  // missing, odd or malformed: the cell runs again and its file is replaced
+  }
 }
 
 std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs) {
@@ -123,18 +188,17 @@ std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs) {
     if (!fs::is_directory(cells)) throw DataError(dir, 0, "not a run directory (no cells/ inside)");
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(cells)) {
-      if (entry.path().extension() == ".json") files.push_back(entry.path());
+      if (entry.path().extension() != ".json") continue;
+      if (!entry.is_regular_file()) throw DataError(entry.path().string(), 0, "not a regular file");
+      files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
     std::vector<nlohmann::json> mine;
     for (const fs::path& file : files) {
-      std::ifstream in(file);
-      nlohmann::json row = nlohmann::json::parse(in, nullptr, false);
-      if (row.is_discarded() || !row.is_object()) throw DataError(file.string(), 1, "not a cell result (bad JSON)");
-      mine.push_back(std::move(row));
+      mine.push_back(ParseCellRow(ReadRegularFile(file.string(), kMaxCellFileBytes, "a cell result"), file.string()));
     }
     std::stable_sort(mine.begin(), mine.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-      return a.value("cell_index", 0) < b.value("cell_index", 0);
+      return a.value("cell_index", int64_t{0}) < b.value("cell_index", int64_t{0});
     });
     rows.insert(rows.end(), mine.begin(), mine.end());
   }
@@ -142,39 +206,69 @@ std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs) {
   return rows;
 }
 
-void WriteResultFiles(const std::vector<std::string>& run_dirs, const std::string& out_dir) {
-  const std::vector<nlohmann::json> rows = LoadRows(run_dirs);
+std::string ResultsCsvText(const std::vector<nlohmann::json>& rows) {
   std::string results = CsvLine(ResultColumns());
-  std::string curves = CsvLine({"cell_id", "machine", "dataset", "engine", "threads", "repeat", "seconds", "epoch",
-                                "metric", "value", "active_recall_at_5", "label_recall"});
   for (const nlohmann::json& row : rows) {
     std::vector<std::string> fields;
     for (const std::string& column : ResultColumns()) fields.push_back(Text(row.value(column, nlohmann::json())));
     results += CsvLine(fields);
-    for (const auto& point : row.value("curve", nlohmann::json::array())) {
+  }
+  return results;
+}
+
+std::string CurvesCsvText(const std::vector<nlohmann::json>& rows) {
+  std::string curves = CsvLine({"cell_id", "machine", "dataset", "engine", "threads", "repeat", "seconds", "epoch",
+                                "metric", "value", "active_recall_at_5", "label_recall"});
+  for (const nlohmann::json& row : rows) {
+    auto field = [&](const char* key) { return Text(row.value(key, nlohmann::json())); };
+    const auto curve = row.find("curve");
+    if (curve == row.end() || !curve->is_array()) continue;
+    for (const auto& point : *curve) {
       auto at = [&](size_t i) { return point.is_array() && i < point.size() ? Text(point[i]) : std::string(); };
-      curves += CsvLine({Text(row["cell_id"]), Text(row["machine"]), Text(row["dataset"]), Text(row["engine"]),
-                         Text(row["threads"]), Text(row["repeat"]), at(0), at(1), Text(row["metric"]), at(2), at(3), at(4)});
+      curves += CsvLine({field("cell_id"), field("machine"), field("dataset"), field("engine"), field("threads"),
+                         field("repeat"), at(0), at(1), field("metric"), at(2), at(3), at(4)});
     }
   }
+  return curves;
+}
+
+void WriteResultFiles(const std::vector<std::string>& run_dirs, const std::string& out_dir) {
+  const std::vector<nlohmann::json> rows = LoadRows(run_dirs);
+  const std::string results = ResultsCsvText(rows), curves = CurvesCsvText(rows);
   fs::create_directories(out_dir);
   WriteFileAtomically((fs::path(out_dir) / "results.csv").string(), results);
   WriteFileAtomically((fs::path(out_dir) / "curves.csv").string(), curves);
 }
 
 std::vector<nlohmann::json> ReadResultsCsv(const std::string& path) {
-  const auto table = ReadCsv(path);
+  return ParseResultsCsv(ReadCsv(path), path);
+}
+
+std::vector<nlohmann::json> ParseResultsCsv(const std::vector<std::vector<std::string>>& table, const std::string& path) {
   if (table.empty()) throw DataError(path, 1, "empty results file");
+  const std::vector<std::string>& header = table[0];
+  for (const char* required : {"dataset", "engine", "threads", "status"}) {
+    if (std::find(header.begin(), header.end(), required) == header.end()) {
+      throw DataError(path, 1, std::string("not a results.csv: no '") + required + "' column");
+    }
+  }
+  std::set<std::string> seen;
+  for (const std::string& column : header) {
+    if (!seen.insert(column).second) throw DataError(path, 1, "column '" + column + "' appears twice");
+  }
   std::vector<nlohmann::json> rows;
   for (size_t r = 1; r < table.size(); ++r) {
-    if (table[r].size() != table[0].size()) throw DataError(path, r + 1, "wrong number of fields");
-    static const std::set<std::string> text = {"cell_id", "dataset", "engine", "spec", "optimizer", "status",
-                                               "reason", "machine", "instance", "metric", "target_rule", "git_commit"};
-    nlohmann::json row;
-    for (size_t c = 0; c < table[0].size(); ++c) {
+    if (table[r].size() != header.size()) throw DataError(path, r + 1, "wrong number of fields");
+    nlohmann::json row = nlohmann::json::object();
+    for (size_t c = 0; c < header.size(); ++c) {
       const std::string& field = table[r][c];
-      row[table[0][c]] = text.contains(table[0][c]) ? nlohmann::json(field) : Parsed(field);
+      if (TextColumns().contains(header[c])) {
+        row[header[c]] = field;
+      } else if (!field.empty()) {  // an empty number is a value the cell did not have: absent
+        row[header[c]] = Parsed(field);
+      }
     }
+    CheckRow(row, path, r + 1);
     rows.push_back(std::move(row));
   }
   return rows;

@@ -13,10 +13,13 @@
 #include "baselines/subprocess.h"
 #include "datasets/data_error.h"
 #include "datasets/synthetic.h"
+#include "engine/engine_error.h"
 #include "harness/context.h"
 #include "harness/csv.h"
 #include "harness/prices.h"
+#include "harness/report.h"
 #include "harness/results.h"
+#include "harness/run_dir.h"
 
 namespace sparsebench {
 namespace fs = std::filesystem;
@@ -122,25 +125,37 @@ class Progress {
 
 }  // namespace
 
-std::string CellFileStem(const std::string& cell_id) {
-  std::string stem;
-  for (char c : cell_id) stem += c == '/' ? std::string("__") : std::string(1, c);
-  return stem;
-}
-
 int RunMatrix(const RunOptions& o) {
+  // Everything the user gave is checked before --out is touched.
   Matrix matrix = ReadMatrix(o.matrix_path);
-  if (o.repeats > 0) matrix.repeats = o.repeats;
+  if (o.repeats > 0) {
+    if (o.repeats > kMaxRepeats) throw ConfigError(fmt::format("--repeats must be from 1 to {}", kMaxRepeats));
+    matrix.repeats = o.repeats;
+  }
+  if (CountCells(matrix, matrix.repeats) > kMaxCells) {
+    throw ConfigError(fmt::format("with --repeats {} the matrix expands to {} cells, more than {}", matrix.repeats,
+                                  CountCells(matrix, matrix.repeats), kMaxCells));
+  }
+  if (o.shards == 0 || o.shard >= o.shards) throw ConfigError("--shard must be I/N with 0 <= I < N");
+  if (o.resume && o.overwrite) {
+    throw ConfigError("--resume keeps the finished cells in --out and --overwrite removes them: give one of the two");
+  }
   const Pricing pricing = ResolvePricing(o.prices_path, o.instance, o.price_per_hour);
   const std::vector<Cell> cells = ShardCells(ExpandCells(matrix), o.shard, o.shards);
   const fs::path out(o.out_dir), cells_dir = out / "cells";
-  fs::create_directories(cells_dir);
+  EnsureDirectory(o.out_dir);
+  const RunDirLock lock(o.out_dir);  // until the report is written
+  PrepareOutDir(o.out_dir, matrix, {o.resume, o.overwrite});
+  EnsureDirectory(cells_dir.string());
   nlohmann::json context = CaptureContext();
   context["matrix"] = matrix.name;
+  context["matrix_path"] = matrix.path;
+  context["matrix_hash"] = matrix.content_hash;
   context["instance"] = pricing.instance;
   context["price_per_hour"] = pricing.price_per_hour;
   context["shard"] = fmt::format("{}/{}", o.shard, o.shards);
-  WriteFileAtomically((out / "context.json").string(), context.dump(2) + "\n");
+  WriteFileAtomically((out / "context.json").string(),
+                      context.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   Progress progress(cells.size());
   int failed = 0;
   size_t position = 0;
@@ -164,13 +179,18 @@ int RunMatrix(const RunOptions& o) {
     fs::remove(stem.string() + ".pid");
     nlohmann::json row = CellOutcome(process, stem.string() + ".out", stem.string() + ".log");
     AddCellFields(row, cell, context, pricing, process.seconds);
-    WriteFileAtomically(stem.string() + ".json", row.dump() + "\n");
+    // The reason quotes the child's stderr, cut anywhere: invalid UTF-8 becomes U+FFFD.
+    WriteFileAtomically(stem.string() + ".json", row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     WriteResultFiles({out.string()}, out.string());
     const std::string status = row.value("status", std::string("error"));
     failed += status != "ok";
     progress.End(status == "ok" ? "ok" : status + ": " + row.value("reason", std::string()), process.seconds);
   }
-  WriteResultFiles({out.string()}, out.string());
+  if (o.published_path.empty()) {
+    WriteResultFiles({out.string()}, out.string());
+  } else {
+    WriteReport({{o.out_dir}, o.out_dir, o.prices_path, o.published_path});
+  }
   return failed;
 }
 

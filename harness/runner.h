@@ -18,12 +18,16 @@ struct RunOptions {
   std::string prices_path;    // the instance price table (CSV)
   uint32_t repeats = 0;       // 0: the matrix's
   uint32_t shard = 0, shards = 1;
-  bool resume = false;
+  bool resume = false;     // keep the cells of the same matrix that finished ok
+  bool overwrite = false;  // remove the results --out holds (another matrix's, or an earlier run's)
+  std::string published_path;  // harness/published.csv: with it, the report is written too
 };
 
-// Runs the matrix's cells (this shard's), each in a child process under the matrix's time
-// and memory limits, writing OUT/cells/<cell>.json as each ends and regenerating
-// OUT/results.csv and OUT/curves.csv; a failed cell is a row with its status and reason.
+// Checks the matrix and options, then locks --out (RunDirLock) and decides what happens to
+// results already there (PrepareOutDir), before anything is written. Runs the matrix's cells
+// (this shard's), each in a child process under the matrix's time and memory limits, writing
+// OUT/cells/<cell>.json as each ends and regenerating OUT/results.csv and OUT/curves.csv; a
+// failed cell is a row with its status and reason. Then the report, still under the lock.
 // Returns the number of cells that did not end "ok".
 int RunMatrix(const RunOptions& options);
 
@@ -35,8 +39,5 @@ struct CellFiles {
 // The `sparsebench train` command line of a cell; settings the matrix leaves out are not passed.
 std::vector<std::string> CellCommand(const Matrix& matrix, const Cell& cell, const CellFiles& files,
                                      const std::string& binary);
-
-// File name of a cell's files under OUT/cells ("/" becomes "__").
-std::string CellFileStem(const std::string& cell_id);
 
 }  // namespace sparsebench

@@ -11,6 +11,7 @@
 #include "harness/cli/commands.h"
 #include "harness/compare.h"
 #include "harness/report.h"
+#include "harness/run_dir.h"
 #include "harness/runner.h"
 
 namespace sparsebench::cli {
@@ -49,19 +50,21 @@ void AddRun(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Run a benchmark matrix: every cell in a child process, rows as cells end, then the report");
   cmd->add_option("--matrix", o->matrix_path, "Matrix TOML file")->capture_default_str();
   cmd->add_option("--out", o->out_dir, "Output directory")->capture_default_str();
-  cmd->add_option("--repeats", o->repeats, "Repeats of every cell (default: the matrix's)");
+  cmd->add_option("--repeats", o->repeats, "Repeats of every cell (default: the matrix's)")->check(CLI::Range(1u, kMaxRepeats));
   cmd->add_option("--instance", o->instance, "The instance this runs on (a row of --prices), for cost");
   cmd->add_option("--price-per-hour", o->price_per_hour, "USD per hour of this machine (overrides the table)")->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--prices", o->prices_path, "Instance price table")->capture_default_str();
   cmd->add_option("--shard", *shard, "Run only shard I of N (I/N, 0-based), e.g. from a job array");
-  cmd->add_flag("--resume", o->resume, "Skip cells that already finished ok in --out");
+  cmd->add_flag("--resume", o->resume, "Skip cells of the same matrix that already finished ok in --out");
+  cmd->add_flag("--overwrite", o->overwrite,
+                "Remove the results --out already holds (an earlier run, or another matrix's) and start afresh");
   cmd->add_option("--data", o->data_dir, "Where synthetic presets are generated (default $SPARSEBENCH_DATA or <source>/data)");
   cmd->callback([o, shard] {
     if (!shard->empty()) ParseShard(*shard, *o);
     if (o->data_dir.empty()) o->data_dir = DefaultDataDir();
     o->binary = SelfPath();
+    o->published_path = kSource + "/harness/published.csv";
     const int failed = RunMatrix(*o);
-    WriteReport({{o->out_dir}, o->out_dir, o->prices_path, kSource + "/harness/published.csv"});
     fmt::print(stderr, "report: {}/report.md ({} cell(s) not ok)\n", o->out_dir, failed);
   });
 }
@@ -75,6 +78,8 @@ void AddReport(CLI::App& app) {
   cmd->add_option("--out", o->out_dir, "Output directory")->required();
   cmd->add_option("--prices", o->prices_path, "Instance price table")->capture_default_str();
   cmd->callback([o] {
+    EnsureDirectory(o->out_dir);
+    const RunDirLock lock(o->out_dir);
     WriteReport(*o);
     fmt::print(stderr, "report: {}/report.md\n", o->out_dir);
   });

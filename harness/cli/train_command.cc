@@ -103,7 +103,8 @@ void RunTrain(const TrainArgs& args) {
   line["peak_rss_mb"] = PeakRssMb();
   line["context"] = learner.context();
   line["status"] = "ok";
-  fmt::print("{}\n", line.dump());
+  // Paths and names may hold any bytes: invalid UTF-8 becomes U+FFFD rather than an exception.
+  fmt::print("{}\n", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace

@@ -1,13 +1,18 @@
 // `sparsebench run` as users rely on it: a cell killed mid-run becomes a row with its
 // reason, the other rows stay intact, and --resume completes the matrix.
+#include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <tuple>
 #include <thread>
 
 #include "datasets/tests/test_paths.h"
@@ -20,10 +25,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// max_seconds is only a backstop here (40 epochs take about 2 s on an idle machine, minutes
+// on one loaded by parallel builds at nice 19); TimeLimitBecomesATimeoutRow sets its own.
 const char* kMatrix = R"(
 name = "kill"
 threads = [1]
-max_seconds = 120
+max_seconds = 3600
 evals_per_epoch = 1
 eval_sample = 100
 latency_samples = 10
@@ -38,26 +45,51 @@ engines = [
 ]
 )";
 
-int RunBinary(const std::vector<std::string>& args) {
+pid_t Spawn(const std::vector<std::string>& args, const std::string& output = "") {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!output.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  }
   pid_t pid = 0;
-  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return -1;
+  const int error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return error == 0 ? pid : -1;
+}
+
+int Wait(pid_t pid) {
   int status = 0;
-  waitpid(pid, &status, 0);
+  if (pid <= 0 || waitpid(pid, &status, 0) != pid) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// Kills the slow cell's process as soon as its pid file appears.
+int RunBinary(const std::vector<std::string>& args) { return Wait(Spawn(args)); }
+
+// Exit status and what it printed (stdout and stderr).
+std::pair<int, std::string> RunBinaryOutput(const std::vector<std::string>& args) {
+  testing::TempDir dir;
+  const int code = Wait(Spawn(args, dir.file("output")));
+  std::ifstream in(dir.file("output"));
+  return {code, std::string((std::istreambuf_iterator<char>(in)), {})};
+}
+
+// Kills the slow cell's process as soon as its pid file appears (written at the runner's first
+// poll, 0.1 s into the cell), long before its 40 epochs end.
 void KillSlowCellWhenItStarts(const fs::path& pid_file) {
-  for (int i = 0; i < 1200 && !fs::exists(pid_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int i = 0; i < 6000 && !fs::exists(pid_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   std::ifstream in(pid_file);
   int pid = 0;
   in >> pid;
   ASSERT_GT(pid, 0) << "the slow cell never started";
   kill(pid, SIGKILL);
+}
+
+void WaitForFile(const fs::path& file) {
+  for (int i = 0; i < 6000 && !fs::exists(file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
 TEST(RunMatrix, KilledCellIsReportedAndResumeCompletesTheMatrix) {
@@ -87,17 +119,131 @@ TEST(RunMatrix, KilledCellIsReportedAndResumeCompletesTheMatrix) {
   EXPECT_TRUE(fs::exists(out + "/report.md"));
 }
 
+// Issue 13: with max_seconds = 1.5 the quick cells themselves timed out on a machine loaded by
+// a parallel build; a fixed 15 s is not enough either (at nice 19 beside a benchmark, a quick
+// cell took 20 s here). The limit comes from what the test measures on this machine, now: ten
+// times the slowest quick cell, while the slow cell's 10,000 epochs take hundreds of times one.
 TEST(RunMatrix, TimeLimitBecomesATimeoutRow) {
+  testing::TempDir dir;
+  const std::string quick = dir.file("quick.toml"), matrix = dir.file("m.toml");
+  std::string text = kMatrix;
+  const size_t slow_at = text.find("  { name = \"slow\"");
+  std::ofstream(quick) << text.substr(0, slow_at) + text.substr(text.find('\n', slow_at) + 1);
+  ASSERT_EQ(RunBinary({SPARSEBENCH_BINARY, "run", "--matrix", quick, "--out", dir.file("quick"), "--data", dir.file("data")}), 0);
+  double slowest = 0;
+  for (const auto& row : ReadResultsCsv(dir.file("quick") + "/results.csv")) {
+    ASSERT_EQ(row["status"], "ok") << row["reason"];
+    slowest = std::max(slowest, row["cell_seconds"].get<double>());
+  }
+  const double limit = std::max(2.0, 10 * slowest);
+  text.replace(text.find("max_seconds = 3600"), 18, fmt::format("max_seconds = {:.1f}", limit));
+  text.replace(text.find("epochs = 40"), 11, "epochs = 10000");
+  std::ofstream(matrix) << text;
+  EXPECT_EQ(RunBinary({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", dir.file("out"), "--data", dir.file("data")}), 0);
+  const auto rows = ReadResultsCsv(dir.file("out") + "/results.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["status"], "ok") << rows[0]["reason"];
+  EXPECT_EQ(rows[1]["status"], "timeout") << rows[1]["reason"];
+  EXPECT_NE(rows[1]["reason"].get<std::string>().find("the matrix's max_seconds"), std::string::npos) << rows[1]["reason"];
+  EXPECT_GE(rows[1]["cell_seconds"].get<double>(), limit);
+  EXPECT_EQ(rows[2]["status"], "ok") << rows[2]["reason"];
+}
+
+// Issue 13: two runs into one --out ran at once, each skewing the other's timings.
+TEST(RunMatrix, SecondRunIntoABusyOutFailsAtOnce) {
   testing::TempDir dir;
   const std::string matrix = dir.file("m.toml"), out = dir.file("out");
   std::string text = kMatrix;
-  text.replace(text.find("max_seconds = 120"), 17, "max_seconds = 1.5");
+  text.replace(text.find("epochs = 40"), 11, "epochs = 10000");
   std::ofstream(matrix) << text;
-  EXPECT_EQ(RunBinary({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")}), 0);
-  const auto rows = ReadResultsCsv(out + "/results.csv");
-  ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[1]["status"], "timeout");
-  EXPECT_EQ(rows[2]["status"], "ok");
+  const std::vector<std::string> command = {SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")};
+  const pid_t first = Spawn(command, dir.file("first.log"));
+  ASSERT_GT(first, 0);
+  WaitForFile(fs::path(out) / "cells" / "amazon670k__slow__t1__r1.pid");  // the first run holds the lock
+  std::vector<std::string> resume = command;
+  resume.push_back("--resume");
+  const auto [code, output] = RunBinaryOutput(resume);
+  kill(first, SIGKILL);  // its cell dies with it (PR_SET_PDEATHSIG)
+  Wait(first);
+  EXPECT_EQ(code, 2) << output;
+  EXPECT_NE(output.find("error: " + out + ": in use by another sparsebench run or report (pid " + std::to_string(first) + ")"),
+            std::string::npos) << output;
+  // The killed run's lock went with it: the directory can be used again.
+  std::string quick = kMatrix;
+  quick.replace(quick.find("epochs = 40"), 11, "epochs = 1");
+  std::ofstream(matrix) << quick;
+  std::vector<std::string> again = command;
+  again.push_back("--overwrite");
+  EXPECT_EQ(RunBinary(again), 0);
+  EXPECT_EQ(ReadResultsCsv(out + "/results.csv").size(), 3u);
+}
+
+// Issue 13: a run of a new matrix into an old --out merged the old matrix's rows into its
+// report; a rerun with fewer repeats kept the old extra repeats.
+TEST(RunMatrix, OtherResultsInOutAreRefusedUnlessResumedOrOverwritten) {
+  testing::TempDir dir;
+  auto write = [&](const std::string& name, const std::string& engine) {
+    const std::string path = dir.file(name + ".toml");
+    std::ofstream(path) << "name = \"" << name << "\"\nthreads = [1]\nevals_per_epoch = 1\neval_sample = 100\n"
+                        << "latency_samples = 10\n[[datasets]]\npreset = \"amazon670k\"\nscale = 0.003\n"
+                        << "engines = [ { name = \"" << engine << "\", spec = \"blas:hidden=16\", epochs = 1, batch = 64 } ]\n";
+    return path;
+  };
+  const std::string one = write("one", "first"), two = write("two", "second"), out = dir.file("out");
+  auto run = [&](const std::string& matrix, std::vector<std::string> flags) {
+    std::vector<std::string> args = {SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return RunBinaryOutput(args);
+  };
+  auto engines = [&] {
+    std::vector<std::string> names;
+    for (const auto& row : ReadResultsCsv(out + "/results.csv")) names.push_back(row["cell_id"].get<std::string>());
+    return names;
+  };
+  ASSERT_EQ(run(one, {}).first, 0);
+  auto [code, output] = run(two, {});
+  EXPECT_EQ(code, 2) << output;
+  EXPECT_NE(output.find("holds the results of matrix 'one' (" + one), std::string::npos) << output;
+  EXPECT_NE(output.find("--overwrite to remove them"), std::string::npos) << output;
+  std::tie(code, output) = run(two, {"--resume"});
+  EXPECT_EQ(code, 2) << output;
+  EXPECT_NE(output.find("--resume continues only the same matrix"), std::string::npos) << output;
+  EXPECT_EQ(engines(), std::vector<std::string>{"amazon670k/first/t1/r1"});  // untouched
+  std::tie(code, output) = run(two, {"--overwrite"});
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_EQ(engines(), std::vector<std::string>{"amazon670k/second/t1/r1"});
+  EXPECT_FALSE(fs::exists(out + "/cells/amazon670k__first__t1__r1.json"));
+  std::tie(code, output) = run(two, {});  // the same matrix again: finish it or start afresh, say which
+  EXPECT_EQ(code, 2) << output;
+  EXPECT_NE(output.find("holds a run of this matrix ('two'): give --resume to finish it, --overwrite"), std::string::npos) << output;
+  EXPECT_EQ(run(two, {"--resume", "--overwrite"}).first, 2);
+  ASSERT_EQ(run(two, {"--resume", "--repeats", "2"}).first, 0);
+  EXPECT_EQ(engines(), (std::vector<std::string>{"amazon670k/second/t1/r1", "amazon670k/second/t1/r2"}));
+  ASSERT_EQ(run(two, {"--overwrite"}).first, 0);
+  EXPECT_EQ(engines(), std::vector<std::string>{"amazon670k/second/t1/r1"});  // no stale repeat 2
+}
+
+// Issue 13: an unknown preset or scale = 1e9 aborted mid-run without a file and line, after
+// --out was made.
+TEST(RunMatrix, BadMatrixIsRefusedBeforeOutIsMade) {
+  testing::TempDir dir;
+  const std::string matrix = dir.file("m.toml"), out = dir.file("out");
+  for (const std::string& bad : {std::string("preset = \"amazon670k\"\nscale = 1e9\n"), std::string("preset = \"nope\"\n")}) {
+    std::ofstream(matrix) << "[[datasets]]\n" << bad << "engines = [ { spec = \"blas\" } ]\n";
+    const auto [code, output] = RunBinaryOutput({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")});
+    EXPECT_EQ(code, 2) << output;
+    EXPECT_NE(output.find("error: " + matrix + ":"), std::string::npos) << output;
+    EXPECT_FALSE(fs::exists(out)) << output;
+    EXPECT_FALSE(fs::exists(dir.file("data"))) << output;
+  }
+  std::ofstream(matrix) << "[[datasets]]\npreset = \"yelp\"\nengines = [ { spec = \"blas\" } ]\n";
+  const auto [code, output] = RunBinaryOutput({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--repeats", "1000000000"});
+  EXPECT_EQ(code, 2) << output;
+  EXPECT_FALSE(fs::exists(out));
+  std::ofstream(dir.file("file")) << "x";
+  const auto [file_code, file_output] = RunBinaryOutput({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", dir.file("file")});
+  EXPECT_EQ(file_code, 2) << file_output;
+  EXPECT_NE(file_output.find("error: " + dir.file("file") + ": exists and is not a directory"), std::string::npos) << file_output;
 }
 
 TEST(RunMatrix, ShardsMergeIntoOneReport) {

@@ -1,4 +1,4 @@
-cd '/work/main/results/baseline/plots'
+cd '/tmp/baseline-new/plots'
 set terminal pngcairo size 900,500 noenhanced
 set key bottom right
 set grid
