@@ -168,7 +168,8 @@ int RunMatrix(const RunOptions& o) {
     }
     const CellFiles files = PrepareData(*cell.dataset, o.data_dir);
     progress.Begin(position, cell.id());
-    ProcessLimits limits{matrix.max_seconds, matrix.max_memory_mb, nullptr, {"SPARSEBENCH_CELL=1"}};
+    // The cell learns its runner's pid, to die with it (harness/cli/main.cc).
+    ProcessLimits limits{matrix.max_seconds, matrix.max_memory_mb, nullptr, {fmt::format("SPARSEBENCH_CELL={}", getpid())}};
     bool pid_written = false;
     limits.on_poll = [&](double seconds, int pid) {
       if (!pid_written) pid_written = true, WriteFileAtomically(stem.string() + ".pid", std::to_string(pid) + "\n");

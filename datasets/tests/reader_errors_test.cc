@@ -72,7 +72,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"libsvm_max_feature.txt", Format::kLibsvm, 1, "feature id 4294967295 is too large"},
         BadFile{"xmc_huge_labels.txt", Format::kXmc, 1, "L = 2147483648"},
         BadFile{"xmc_huge_features.txt", Format::kXmc, 1, "D = 4294967295"},
-        BadFile{"csv_huge_label.csv", Format::kCsv, 2, "label 2147483648 is too large"}));
+        BadFile{"csv_huge_label.csv", Format::kCsv, 2, "label 2147483648 is too large"},
+        BadFile{"csv_label_over_cap.csv", Format::kCsv, 2, "label 1000001 is too large"}));
 
 TEST(ReaderErrors, BinaryGarbageIsRejectedByEveryReader) {
   for (Format f : {Format::kXmc, Format::kLibsvm, Format::kCsv, Format::kFastText}) {

@@ -43,6 +43,16 @@ TEST(ZhangCsv, CrlfUtf8AndMissingFinalNewline) {
   EXPECT_EQ(d.text.at(1), "last line, no newline");
 }
 
+// Issue 13: the cap on class numbers is exactly kMaxTextClasses (one past it is refused by
+// ReaderErrors' csv_label_over_cap.csv), so one large label costs at most a million names.
+TEST(ZhangCsv, LabelAtTheCapReads) {
+  Dataset d = ReadZhangCsv(DataFile("csv_label_at_cap.csv"));
+  ASSERT_EQ(d.rows(), 2u);
+  EXPECT_EQ(d.num_labels, kMaxTextClasses);
+  EXPECT_EQ(d.labels(1)[0], kMaxTextClasses - 1);
+  EXPECT_EQ(d.label_names.size(), size_t{kMaxTextClasses});
+}
+
 TEST(FastText, LabelsAndText) {
   Dataset d = ReadFastTextFile(DataFile("fasttext_valid.ft"));
   ASSERT_EQ(d.rows(), 3u);

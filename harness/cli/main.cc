@@ -5,6 +5,7 @@
 #include <cstdlib>
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <unistd.h>
 #endif
 #include <exception>
 #include <stdexcept>
@@ -12,11 +13,29 @@
 #include "datasets/data_error.h"
 #include "harness/cli/commands.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// A matrix cell dies with the `sparsebench run` that started it (SPARSEBENCH_CELL holds its
+// pid), even when that is killed. A runner that died before this process got here sends no
+// signal, so the parent is checked after asking for one.
+bool OrphanedCell() {
 #ifdef __linux__
-  // A matrix cell dies with the `sparsebench run` that started it, even when that is killed.
-  if (std::getenv("SPARSEBENCH_CELL") != nullptr) prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const char* runner = std::getenv("SPARSEBENCH_CELL");
+  if (runner == nullptr) return false;
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  return std::strtol(runner, nullptr, 10) != static_cast<long>(getppid());
+#else
+  return false;
 #endif
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (OrphanedCell()) {
+    fmt::print(stderr, "error: the sparsebench run that started this cell has ended\n");
+    return 2;
+  }
   CLI::App app{"SparseBench: LSH-sparse training against dense baselines, measured the same way"};
   app.require_subcommand(1);
   sparsebench::cli::AddDataCommands(app);

@@ -178,6 +178,43 @@ TEST(RunMatrix, SecondRunIntoABusyOutFailsAtOnce) {
   EXPECT_EQ(ReadResultsCsv(out + "/results.csv").size(), 3u);
 }
 
+// State letter of a process from /proc/PID/stat; 0 when there is no such process.
+char ProcessState(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() ? 0 : stat[paren + 2];
+}
+
+// Issue 13: killing the runner left its cell (then an external fastText) running. A cell now
+// dies with its runner, however the runner ends.
+TEST(RunMatrix, KilledRunnerTakesItsCellWithIt) {
+  testing::TempDir dir;
+  const std::string matrix = dir.file("m.toml"), out = dir.file("out");
+  std::string text = kMatrix;
+  text.replace(text.find("epochs = 40"), 11, "epochs = 10000");
+  std::ofstream(matrix) << text;
+  const pid_t runner = Spawn({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")},
+                             dir.file("runner.log"));
+  ASSERT_GT(runner, 0);
+  const fs::path pid_file = fs::path(out) / "cells" / "amazon670k__slow__t1__r1.pid";
+  WaitForFile(pid_file);
+  int cell = 0;
+  std::ifstream(pid_file) >> cell;
+  ASSERT_GT(cell, 0) << "the slow cell never started";
+  ASSERT_NE(ProcessState(cell), 0) << "the slow cell ended before its runner was killed";
+  kill(runner, SIGKILL);
+  Wait(runner);
+  char state = ProcessState(cell);
+  for (int i = 0; i < 200 && state != 0 && state != 'Z' && state != 'X'; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    state = ProcessState(cell);
+  }
+  const bool died = state == 0 || state == 'Z' || state == 'X';
+  if (!died) kill(cell, SIGKILL);  // do not leave it running when the test fails
+  EXPECT_TRUE(died) << "cell " << cell << " still in state " << state << " 10 s after its runner was killed";
+}
+
 // Issue 13: a run of a new matrix into an old --out merged the old matrix's rows into its
 // report; a rerun with fewer repeats kept the old extra repeats.
 TEST(RunMatrix, OtherResultsInOutAreRefusedUnlessResumedOrOverwritten) {
