@@ -358,7 +358,9 @@ TEST(FastTextLearner, AutotuneKeepsToItsBudget) {
     EXPECT_LE(std::stod(m[3]), budget) << budget_split;
   }
   EXPECT_LE(std::stod(m[3]), 1.25 * budget) << budget_split;
-  EXPECT_LE(seconds, std::stod(m[3]) + 0.5) << budget_split;  // the budget covers the whole Train call
+  // The budget covers the whole Train call: what it does not count is small next to one
+  // training measured on this machine now (0.5 s at least).
+  EXPECT_LE(seconds, std::stod(m[3]) + std::max(0.5, one)) << budget_split;
   ASSERT_FALSE(pauses.empty());
   EXPECT_EQ(pauses.back().epoch, static_cast<double>(learner.settings().epochs));
   EXPECT_GE(*ComputeMetrics(learner.Predict(test, 5), test).accuracy, 0.9);
