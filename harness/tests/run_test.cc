@@ -45,6 +45,13 @@ engines = [
 ]
 )";
 
+// kMatrix with the slow cell's epochs set to `epochs`.
+std::string WithSlowEpochs(const std::string& epochs) {
+  std::string text = kMatrix;
+  text.replace(text.find("epochs = 40"), 11, "epochs = " + epochs);
+  return text;
+}
+
 pid_t Spawn(const std::vector<std::string>& args, const std::string& output = "") {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -153,9 +160,7 @@ TEST(RunMatrix, TimeLimitBecomesATimeoutRow) {
 TEST(RunMatrix, SecondRunIntoABusyOutFailsAtOnce) {
   testing::TempDir dir;
   const std::string matrix = dir.file("m.toml"), out = dir.file("out");
-  std::string text = kMatrix;
-  text.replace(text.find("epochs = 40"), 11, "epochs = 10000");
-  std::ofstream(matrix) << text;
+  std::ofstream(matrix) << WithSlowEpochs("10000");
   const std::vector<std::string> command = {SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")};
   const pid_t first = Spawn(command, dir.file("first.log"));
   ASSERT_GT(first, 0);
@@ -169,9 +174,7 @@ TEST(RunMatrix, SecondRunIntoABusyOutFailsAtOnce) {
   EXPECT_NE(output.find("error: " + out + ": in use by another sparsebench run or report (pid " + std::to_string(first) + ")"),
             std::string::npos) << output;
   // The killed run's lock went with it: the directory can be used again.
-  std::string quick = kMatrix;
-  quick.replace(quick.find("epochs = 40"), 11, "epochs = 1");
-  std::ofstream(matrix) << quick;
+  std::ofstream(matrix) << WithSlowEpochs("1");
   std::vector<std::string> again = command;
   again.push_back("--overwrite");
   EXPECT_EQ(RunBinary(again), 0);
@@ -191,9 +194,7 @@ char ProcessState(int pid) {
 TEST(RunMatrix, KilledRunnerTakesItsCellWithIt) {
   testing::TempDir dir;
   const std::string matrix = dir.file("m.toml"), out = dir.file("out");
-  std::string text = kMatrix;
-  text.replace(text.find("epochs = 40"), 11, "epochs = 10000");
-  std::ofstream(matrix) << text;
+  std::ofstream(matrix) << WithSlowEpochs("10000");
   const pid_t runner = Spawn({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")},
                              dir.file("runner.log"));
   ASSERT_GT(runner, 0);
@@ -286,9 +287,7 @@ TEST(RunMatrix, BadMatrixIsRefusedBeforeOutIsMade) {
 TEST(RunMatrix, ShardsMergeIntoOneReport) {
   testing::TempDir dir;
   const std::string matrix = dir.file("m.toml");
-  std::string text = kMatrix;
-  text.replace(text.find("epochs = 40"), 11, "epochs = 1");
-  std::ofstream(matrix) << text;
+  std::ofstream(matrix) << WithSlowEpochs("1");
   for (const char* shard : {"0/2", "1/2"}) {
     const std::string out = dir.file(std::string("shard") + shard[0]);
     EXPECT_EQ(RunBinary({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data"), "--shard", shard}), 0);
