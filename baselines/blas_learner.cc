@@ -65,10 +65,12 @@ BlasLearner::BlasLearner(const std::string& spec, const DataShape& shape,
 }
 
 TrainSettings BlasLearner::settings() const {
-  return {options_.batch, options_.lr, options_.epochs,
-          spec_.sparse_input_update
-              ? "adam on the touched input rows (lazy) + adam on the output layer and hidden bias"
-              : "adam, dense: every weight every step"};
+  return {
+      options_.batch, options_.lr, options_.epochs,
+      spec_.sparse_input_update
+          ? "adam on the touched input rows (lazy) + adam on the output layer and hidden bias; " +
+                ScheduleText(options_)
+          : "adam, dense: every weight every step; " + ScheduleText(options_)};
 }
 
 void BlasLearner::Train(const Dataset& train, const PausePlan& plan) {
@@ -165,7 +167,8 @@ void BlasLearner::Backward(const Dataset& data, std::span<const uint32_t> rows) 
 }
 
 void BlasLearner::Update(const Dataset& data, std::span<const uint32_t> rows) {
-  const AdamStep step(AdamConfig{.lr = options_.lr}, ++step_);
+  const AdamStep step(AdamConfig{.lr = ScheduledLr(options_, samples_trained_)}, ++step_);
+  samples_trained_ += rows.size();
   const int threads = options_.threads;
   Parameters& in = network_.input;
   Parameters& out = network_.output;

@@ -52,6 +52,7 @@ class BlasLearner : public Learner {
   Network network_;
   uint64_t epoch_ = 0;
   uint64_t step_ = 0;
+  uint64_t samples_trained_ = 0;
   FloatVector hidden_, hidden_grad_, logits_;
   FloatVector input_grad_, output_grad_, output_bias_grad_, hidden_bias_grad_;
   GemmTotals gemm_;

@@ -88,7 +88,10 @@ struct TorchLearner::Model : torch::nn::Module {
     if (sparse_input) input->weight.mutable_grad() = torch::Tensor();  // a sparse grad would grow
   }
 
-  void Step() {
+  void Step(double rate) {
+    lr = rate;
+    for (auto& group : adam->param_groups())
+      static_cast<torch::optim::AdamOptions&>(group.options()).lr(rate);
     adam->step();
     if (sparse_input) SparseAdamStep();
   }
@@ -188,10 +191,12 @@ TorchLearner::TorchLearner(const std::string& spec, const DataShape& shape,
 TorchLearner::~TorchLearner() = default;
 
 TrainSettings TorchLearner::settings() const {
-  return {options_.batch, options_.lr, options_.epochs,
-          spec_.sparse_input_update
-              ? "SparseAdam on the EmbeddingBag (touched rows) + torch::optim::Adam on the rest"
-              : "adam, dense: every weight every step (torch::optim::Adam)"};
+  return {
+      options_.batch, options_.lr, options_.epochs,
+      spec_.sparse_input_update
+          ? "SparseAdam on the EmbeddingBag (touched rows) + torch::optim::Adam on the rest; " +
+                ScheduleText(options_)
+          : "adam, dense: every weight every step (torch::optim::Adam); " + ScheduleText(options_)};
 }
 
 void TorchLearner::Train(const Dataset& train, const PausePlan& plan) {
@@ -206,7 +211,8 @@ void TorchLearner::Train(const Dataset& train, const PausePlan& plan) {
       torch::Tensor loss = model_->Loss(model_->Logits(), train, rows);
       model_->ZeroGrad();
       loss.backward();
-      model_->Step();
+      model_->Step(ScheduledLr(options_, samples_trained_));
+      samples_trained_ += rows.size();
       return loss.item<double>();
     });
   }

@@ -40,6 +40,7 @@ class TorchLearner : public Learner {
   TrainOptions options_;
   NetworkShape shape_;
   uint64_t epoch_ = 0;
+  uint64_t samples_trained_ = 0;
   std::unique_ptr<Model> model_;
 };
 

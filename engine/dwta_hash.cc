@@ -11,6 +11,64 @@
 
 namespace sparsebench {
 
+namespace {
+
+// One vector of the compiler's own (16 lanes: a block's rows) per quantity; the compiler maps
+// it onto the target's SIMD registers (or splits it where they are narrower).
+using Floats = float __attribute__((vector_size(64)));
+using Ints = int32_t __attribute__((vector_size(64)));
+static_assert(sizeof(Floats) / sizeof(float) == 16);
+
+// One stage of a 16 x 16 transpose: vectors i and i + K swap their K-lane halves.
+template <int K>
+void Butterfly(Floats* x) {
+  for (int i = 0; i < 16; ++i) {
+    if (i & K) continue;
+    const Floats a = x[i], b = x[i + K];
+    if constexpr (K == 8) {
+      x[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+      x[i + K] = __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29,
+                                         30, 31);
+    } else if constexpr (K == 4) {
+      x[i] =
+          __builtin_shufflevector(a, b, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+      x[i + K] =
+          __builtin_shufflevector(a, b, 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+    } else if constexpr (K == 2) {
+      x[i] =
+          __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
+      x[i + K] =
+          __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+    } else {
+      x[i] =
+          __builtin_shufflevector(a, b, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+      x[i + K] =
+          __builtin_shufflevector(a, b, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
+    }
+  }
+}
+
+// Coordinates c0 .. c0 + 15 of `count` (at most 16) rows into columns[c * 16 + row]; missing
+// rows are zeros.
+void TransposeTile(const float* rows, size_t stride, uint32_t count, uint32_t c0, float* columns) {
+  Floats x[16];
+  for (uint32_t r = 0; r < 16; ++r) {
+    if (r < count) {
+      std::memcpy(&x[r], rows + r * stride + c0, sizeof(Floats));
+    } else {
+      x[r] = Floats{};
+    }
+  }
+  Butterfly<8>(x);
+  Butterfly<4>(x);
+  Butterfly<2>(x);
+  Butterfly<1>(x);
+  for (uint32_t i = 0; i < 16; ++i)
+    std::memcpy(columns + size_t{c0 + i} * 16, &x[i], sizeof(Floats));
+}
+
+}  // namespace
+
 DwtaHash::DwtaHash(const HashParams& params)
     : params_(params), bits_per_hash_(static_cast<uint32_t>(std::countr_zero(params.bin_size))) {
   if (!std::has_single_bit(params.bin_size) || params.bin_size < 2 || params.bin_size > params.dim) {
@@ -143,18 +201,17 @@ void DwtaHash::HashRows(const float* rows, uint32_t count, size_t stride, uint32
 void DwtaHash::HashBlock(const float* rows, uint32_t count, size_t stride, uint32_t* codes,
                          size_t codes_stride, HashScratch& scratch) const {
   const uint32_t bins = params_.k * params_.tables, dim = params_.dim, size = params_.bin_size;
-  scratch.floats.assign(size_t{dim} * kBlock, 0.0f);
+  static_assert(kBlock == 16, "TransposeTile moves 16 x 16 tiles");
+  scratch.floats.resize(size_t{dim} * kBlock);
   float* columns = scratch.floats.data();
-  for (uint32_t r = 0; r < count; ++r) {
-    const float* row = rows + r * stride;
-    for (uint32_t c = 0; c < dim; ++c) columns[c * kBlock + r] = row[c];
+  uint32_t c = 0;
+  for (; c + kBlock <= dim; c += kBlock) TransposeTile(rows, stride, count, c, columns);
+  for (; c < dim; ++c) {
+    for (uint32_t r = 0; r < kBlock; ++r)
+      columns[c * kBlock + r] = r < count ? rows[r * stride + c] : 0.0f;
   }
   scratch.ints.resize(size_t{bins} * kBlock);
   uint32_t* winners = scratch.ints.data();
-  // One vector of the compiler's own (16 lanes: the block's rows) per quantity; the compiler
-  // maps it onto the target's SIMD registers.
-  using Floats = float __attribute__((vector_size(4 * kBlock)));
-  using Ints = int32_t __attribute__((vector_size(4 * kBlock)));
   auto load = [&](uint32_t position) {
     Floats x;
     std::memcpy(&x, columns + size_t{position} * kBlock, sizeof x);

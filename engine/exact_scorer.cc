@@ -20,12 +20,6 @@ constexpr uint32_t kPanel = 32;      // outputs scored together
 constexpr uint32_t kTileRows = 8;    // rows scored together
 constexpr size_t kBlockRows = 256;   // rows whose activations stay in L2 while every panel passes
 
-uint16_t ToBf16(float f) {  // round to nearest even
-  uint32_t u = std::bit_cast<uint32_t>(f);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>(u >> 16);
-}
-
 // One tile: acc[r * kPanel + j] = activations of row r . weights of output j of the panel.
 #ifdef SPARSEBENCH_BF16_KERNEL
 // a: per pair of coordinates, 8 rows' bf16 pairs; w: per pair, 32 outputs' bf16 pairs.
@@ -109,20 +103,28 @@ ExactScorer::ExactScorer(const Network& net, int threads) : net_(net) {
   if (UsesBf16()) bf16_.assign(padded * dim_, 0);
   else f32_.assign(padded * dim_, 0.0f);
   const auto panels = static_cast<int64_t>(panels_);
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t p = 0; p < panels; ++p) {
-    for (uint32_t j = 0; j < kPanel; ++j) {
-      const size_t o = static_cast<size_t>(p) * kPanel + j;
-      if (o >= outputs) break;
-      const float* w = net.output.row(static_cast<uint32_t>(o));
-      double norm = 0;
-      for (uint32_t c = 0; c < h; ++c) norm += double{w[c]} * w[c];
-      bias_[o] = net.output.bias[o];
-      norm_bound_[o] = c_ * static_cast<float>(std::sqrt(norm));
-      bias_bound_[o] = c_ * std::fabs(bias_[o]);
-      for (uint32_t c = 0; c < h; ++c) {
-        if (UsesBf16()) bf16_[o / kPanel * kPanel * dim_ + size_t{c / 2} * 2 * kPanel + 2 * j + c % 2] = ToBf16(w[c]);
-        else f32_[o / kPanel * kPanel * dim_ + size_t{c} * kPanel + j] = w[c];
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<float> row(h);
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < panels; ++p) {
+      for (uint32_t j = 0; j < kPanel; ++j) {
+        const size_t o = static_cast<size_t>(p) * kPanel + j;
+        if (o >= outputs) break;
+        net.output.CopyRow(static_cast<uint32_t>(o), row.data());
+        const float* w = row.data();
+        double norm = 0;
+        for (uint32_t c = 0; c < h; ++c) norm += double{w[c]} * w[c];
+        bias_[o] = net.output.bias[o];
+        norm_bound_[o] = c_ * static_cast<float>(std::sqrt(norm));
+        bias_bound_[o] = c_ * std::fabs(bias_[o]);
+        for (uint32_t c = 0; c < h; ++c) {
+          if (UsesBf16())
+            bf16_[o / kPanel * kPanel * dim_ + size_t{c / 2} * 2 * kPanel + 2 * j + c % 2] =
+                ToBf16(w[c]);
+          else
+            f32_[o / kPanel * kPanel * dim_ + size_t{c} * kPanel + j] = w[c];
+        }
       }
     }
   }

@@ -18,6 +18,8 @@ namespace sparsebench {
 struct TrainOptions {
   uint32_t batch = 0;
   float lr = 0;
+  // lr holds for this many samples, then halves every this many more (0: constant).
+  std::optional<uint64_t> lr_half_life;
   uint32_t epochs = 0;
   int threads = 1;
   uint64_t seed = 1;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "engine/lsh_tables.h"
 #include "engine/selectors.h"
@@ -18,22 +19,10 @@ class LshSelector : public NeuronSelector {
       : params_(params), rows_(rows), family_(MakeHashFamily(params.hash)) {}
 
   void Rebuild(const float* weights, uint32_t rows, uint32_t dim, int threads) override {
-    const uint32_t tables = family_->tables();
-    codes_.resize(size_t{rows} * tables);  // kept between rebuilds: no page faults
-    constexpr uint32_t kChunk = 256;
-    const auto chunks = static_cast<int64_t>((rows + kChunk - 1) / kChunk);
-#pragma omp parallel num_threads(threads)
-    {
-      HashScratch scratch;
-#pragma omp for schedule(static)
-      for (int64_t c = 0; c < chunks; ++c) {
-        const uint32_t first = static_cast<uint32_t>(c) * kChunk;
-        family_->HashRows(weights + size_t{first} * dim, std::min(kChunk, rows - first), dim,
-                          codes_.data() + first, rows, scratch);
-      }
-    }
-    tables_.Build(codes_, rows, tables, family_->code_bits(), params_.range_bits, params_.capacity,
-                  MixSeed(params_.hash.seed, ++builds_), threads);
+    HashAndBuild(weights, rows, dim, threads);
+  }
+  void Rebuild(const uint16_t* weights, uint32_t rows, uint32_t dim, int threads) override {
+    HashAndBuild(weights, rows, dim, threads);
   }
 
   void Rehash(uint64_t seed) override {
@@ -70,6 +59,37 @@ class LshSelector : public NeuronSelector {
   size_t bytes() const override { return tables_.bytes() + codes_.size() * sizeof(uint32_t); }
 
  private:
+  // Hashes every row (bf16 rows converted a chunk at a time), then builds the tables.
+  template <typename Weight>
+  void HashAndBuild(const Weight* weights, uint32_t rows, uint32_t dim, int threads) {
+    const uint32_t tables = family_->tables();
+    codes_.resize(size_t{rows} * tables);  // kept between rebuilds: no page faults
+    constexpr uint32_t kChunk = 256;
+    const auto chunks = static_cast<int64_t>((rows + kChunk - 1) / kChunk);
+#pragma omp parallel num_threads(threads)
+    {
+      HashScratch scratch;
+      FloatVector converted;
+#pragma omp for schedule(static)
+      for (int64_t c = 0; c < chunks; ++c) {
+        const uint32_t first = static_cast<uint32_t>(c) * kChunk,
+                       count = std::min(kChunk, rows - first);
+        const Weight* chunk = weights + size_t{first} * dim;
+        const float* floats;
+        if constexpr (std::is_same_v<Weight, float>) {
+          floats = chunk;
+        } else {
+          converted.resize(size_t{count} * dim);
+          for (size_t i = 0; i < converted.size(); ++i) converted[i] = FromBf16(chunk[i]);
+          floats = converted.data();
+        }
+        family_->HashRows(floats, count, dim, codes_.data() + first, rows, scratch);
+      }
+    }
+    tables_.Build(codes_, rows, tables, family_->code_bits(), params_.range_bits, params_.capacity,
+                  MixSeed(params_.hash.seed, ++builds_), threads);
+  }
+
   // The query's bucket in every table, fetched ahead: each is a cache miss, and taken one
   // after another they would cost a memory round trip apiece.
   void FetchBuckets(SelectorScratch& scratch) const {

@@ -182,7 +182,13 @@ void SaveModel(const std::string& path, const std::string& spec, const ModelMeta
   w.Pod(s.output_dim);
   w.Floats(network.input.w);
   w.Floats(network.input.bias);
-  w.Floats(network.output.w);
+  if (network.output.bf16_weights()) {
+    FloatVector weights(network.output.w16.size());
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = FromBf16(network.output.w16[i]);
+    w.Floats(weights);
+  } else {
+    w.Floats(network.output.w);
+  }
   w.Floats(network.output.bias);
   w.Commit();
 }

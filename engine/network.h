@@ -37,7 +37,9 @@ struct Network {
   // hidden = ReLU(input.bias + sum_f value_f * input.row(f)).
   void Hidden(std::span<const uint32_t> features, std::span<const float> values, float* hidden) const;
   float Logit(uint32_t neuron, const float* hidden) const {
-    return Dot(output.row(neuron), hidden, shape.hidden_dim) + output.bias[neuron];
+    const float dot = output.bf16_weights() ? Dot(output.row16(neuron), hidden, shape.hidden_dim)
+                                            : Dot(output.row(neuron), hidden, shape.hidden_dim);
+    return dot + output.bias[neuron];
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include "datasets/random.h"
 #include "engine/hash_family.h"
+#include "engine/parameters.h"
 
 namespace sparsebench {
 
@@ -53,8 +54,16 @@ struct SelectorScratch {
 class NeuronSelector {
  public:
   virtual ~NeuronSelector() = default;
-  // Re-indexes the layer from its weight rows (rows x dim, row-major).
+  // Re-indexes the layer from its weight rows (rows x dim, row-major; fp32 or bf16).
   virtual void Rebuild(const float* weights, uint32_t rows, uint32_t dim, int threads) = 0;
+  virtual void Rebuild(const uint16_t* bf16_weights, uint32_t rows, uint32_t dim, int threads) = 0;
+  void RebuildFrom(const Parameters& weights, int threads) {
+    if (weights.bf16_weights()) {
+      Rebuild(weights.w16.data(), weights.rows, weights.dim, threads);
+    } else {
+      Rebuild(weights.w.data(), weights.rows, weights.dim, threads);
+    }
+  }
   // Draws new hash functions (no-op for samplers without any).
   virtual void Rehash(uint64_t seed) = 0;
   // Writes the forced ids (always all of them), then others up to `target` in total.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <type_traits>
 
 #include "datasets/random.h"
 
@@ -19,16 +20,41 @@ Parameters::Parameters(uint32_t rows_, uint32_t dim_, size_t bias_size)
       bias_v(bias_size, 0.0f) {}
 
 size_t Parameters::bytes() const {
-  return (w.size() + m.size() + v.size() + bias.size() * 3) * sizeof(float) + (m16.size() + v16.size()) * sizeof(uint16_t);
+  return (w.size() + m.size() + v.size() + bias.size() * 3) * sizeof(float) +
+         (w16.size() + m16.size() + v16.size()) * sizeof(uint16_t);
+}
+
+void Parameters::CopyRow(uint32_t r, float* out) const {
+  if (!bf16_weights()) {
+    std::copy_n(row(r), dim, out);
+    return;
+  }
+  const uint16_t* in = row16(r);
+  for (uint32_t j = 0; j < dim; ++j) out[j] = FromBf16(in[j]);
+}
+
+void Parameters::UseBf16Weights() {
+  if (bf16_weights()) return;
+  w16.resize(w.size());
+  for (size_t i = 0; i < w.size(); ++i) w16[i] = ToBf16(w[i]);
+  FloatVector().swap(w);
+}
+
+void Parameters::UseFp32Weights() {
+  if (!bf16_weights()) return;
+  w.resize(w16.size());
+  for (size_t i = 0; i < w16.size(); ++i) w[i] = FromBf16(w16[i]);
+  Bf16Vector().swap(w16);
 }
 
 void Parameters::ResetOptimizer() {
+  const size_t weights = size_t{rows} * dim;
   if (bf16_moments()) {
-    m16.assign(w.size(), 0);
-    v16.assign(w.size(), 0);
+    m16.assign(weights, 0);
+    v16.assign(weights, 0);
   } else {
-    m.assign(w.size(), 0.0f);
-    v.assign(w.size(), 0.0f);
+    m.assign(weights, 0.0f);
+    v.assign(weights, 0.0f);
   }
   bias_m.assign(bias.size(), 0.0f);
   bias_v.assign(bias.size(), 0.0f);
@@ -37,8 +63,8 @@ void Parameters::ResetOptimizer() {
 void Parameters::UseBf16Moments() {
   FloatVector().swap(m);
   FloatVector().swap(v);
-  m16.assign(w.size(), 0);
-  v16.assign(w.size(), 0);
+  m16.assign(size_t{rows} * dim, 0);
+  v16.assign(size_t{rows} * dim, 0);
 }
 
 // Chunks of weights draw from their own seeded streams, so the weights are the same whatever
@@ -67,47 +93,64 @@ AdamStep::AdamStep(const AdamConfig& config, uint64_t step)
       inv_sqrt_correction2(static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(config.beta2, step)))),
       beta1(config.beta1),
       beta2(config.beta2),
-      epsilon(config.epsilon) {}
-
-void AdamStep::Apply(const float* __restrict grad, float* __restrict w, float* __restrict m,
-                     float* __restrict v, size_t n) const {
-  const float b1 = beta1, b2 = beta2, c1 = 1.0f - beta1, c2 = 1.0f - beta2;
-  const float lr = step_size, correction = inv_sqrt_correction2, eps = epsilon;
-#pragma omp simd
-  for (size_t i = 0; i < n; ++i) {
-    const float g = grad[i];
-    const float mi = b1 * m[i] + c1 * g;
-    const float vi = b2 * v[i] + c2 * g * g;
-    m[i] = mi;
-    v[i] = vi;
-    w[i] -= lr * mi / (std::sqrt(vi) * correction + eps);
-  }
-}
+      epsilon(config.epsilon),
+      noise_seed(static_cast<uint32_t>(Mix64(step))) {}
 
 namespace {
 
-inline float FromBf16(uint16_t b) { return std::bit_cast<float>(uint32_t{b} << 16); }
-inline uint16_t ToBf16(float f) {  // round to nearest even
-  uint32_t u = std::bit_cast<uint32_t>(f);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>(u >> 16);
+// murmur3's finaliser: 16 well-mixed bits per (seed, position), cheap enough to vectorise.
+inline uint32_t Noise(uint32_t seed, uint32_t i) {
+  uint32_t h = seed + i * 0x9e3779b9u;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h & 0xffffu;
+}
+
+inline float Load(float x) { return x; }
+inline float Load(uint16_t x) { return FromBf16(x); }
+inline void Store(float& slot, float x) { slot = x; }
+inline void Store(uint16_t& slot, float x) { slot = ToBf16(x); }
+
+// One row's Adam step for each storage of weights (W) and moments (M); bf16 weights round
+// stochastically with `noise`, everything else to nearest.
+template <typename W, typename M>
+void AdamRow(const AdamStep& s, const float* __restrict grad, W* __restrict w, M* __restrict m,
+             M* __restrict v, size_t n, uint32_t noise) {
+  const float b1 = s.beta1, b2 = s.beta2, c1 = 1.0f - s.beta1, c2 = 1.0f - s.beta2;
+  const float lr = s.step_size, correction = s.inv_sqrt_correction2, eps = s.epsilon;
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) {
+    const float g = grad[i];
+    const float mi = b1 * Load(m[i]) + c1 * g;
+    const float vi = b2 * Load(v[i]) + c2 * g * g;
+    Store(m[i], mi);
+    Store(v[i], vi);
+    const float wi = Load(w[i]) - lr * mi / (std::sqrt(vi) * correction + eps);
+    if constexpr (std::is_same_v<W, float>) {
+      w[i] = wi;
+    } else {
+      w[i] = static_cast<uint16_t>(
+          (std::bit_cast<uint32_t>(wi) + Noise(noise, static_cast<uint32_t>(i))) >> 16);
+    }
+  }
 }
 
 }  // namespace
 
-void AdamStep::Apply(const float* __restrict grad, float* __restrict w, uint16_t* __restrict m,
-                     uint16_t* __restrict v, size_t n) const {
-  const float b1 = beta1, b2 = beta2, c1 = 1.0f - beta1, c2 = 1.0f - beta2;
-  const float lr = step_size, correction = inv_sqrt_correction2, eps = epsilon;
-#pragma omp simd
-  for (size_t i = 0; i < n; ++i) {
-    const float g = grad[i];
-    const float mi = b1 * FromBf16(m[i]) + c1 * g;
-    const float vi = b2 * FromBf16(v[i]) + c2 * g * g;
-    m[i] = ToBf16(mi);
-    v[i] = ToBf16(vi);
-    w[i] -= lr * mi / (std::sqrt(vi) * correction + eps);
-  }
+void AdamStep::Apply(const float* grad, float* w, float* m, float* v, size_t n) const {
+  AdamRow(*this, grad, w, m, v, n, 0);
+}
+
+void AdamStep::Apply(const float* grad, float* w, uint16_t* m, uint16_t* v, size_t n) const {
+  AdamRow(*this, grad, w, m, v, n, 0);
+}
+
+void AdamStep::Apply(const float* grad, uint16_t* w, uint16_t* m, uint16_t* v, size_t n,
+                     uint32_t noise) const {
+  AdamRow(*this, grad, w, m, v, n, noise);
 }
 
 }  // namespace sparsebench

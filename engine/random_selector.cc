@@ -8,6 +8,7 @@ class RandomSelector : public NeuronSelector {
  public:
   explicit RandomSelector(uint32_t rows) : rows_(rows) {}
   void Rebuild(const float*, uint32_t, uint32_t, int) override {}
+  void Rebuild(const uint16_t*, uint32_t, uint32_t, int) override {}
   void Rehash(uint64_t) override {}
   void Select(std::span<const float>, std::span<const uint32_t> forced, uint32_t target,
               SelectorScratch& scratch, Rng& rng, std::vector<uint32_t>& active) const override {

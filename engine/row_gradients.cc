@@ -3,37 +3,52 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cassert>
 
 #include "engine/aligned.h"
 #include "engine/vector_ops.h"
 
 namespace sparsebench {
 
-void RowGradients::Group(std::span<const std::vector<Contribution>* const> per_thread, int threads) {
+RowGradients::RowGradients(uint32_t rows, uint32_t parts)
+    : parts_(std::max(1u, parts)),
+      scale_(rows == 0 ? 0 : (uint64_t{parts_} << 32) / rows),
+      count_(rows, 0),
+      start_(rows, 0),
+      rows_(rows),
+      offsets_(size_t{rows} + 1),
+      found_(parts_),
+      range_entries_(parts_) {}
+
+// The smallest row r with PartOf(r) >= part.
+uint32_t RowGradients::FirstRowOf(uint32_t part) const {
   const auto rows = static_cast<uint32_t>(count_.size());
-  const auto parts = static_cast<size_t>(std::max(1, threads));
+  if (part >= parts_ || scale_ == 0) return rows;
+  const uint64_t first = ((uint64_t{part} << 32) + scale_ - 1) / scale_;
+  return static_cast<uint32_t>(std::min<uint64_t>(first, rows));
+}
+
+void RowGradients::Group(std::span<const std::vector<Contribution>* const> lists) {
   size_t total = 0;
-  for (const auto* list : per_thread) total += list->size();
+  for (const auto* list : lists) total += list->size();
   entries_.resize(total);
-  found_.resize(parts);
-  range_entries_.assign(parts, 0);
-  auto range = [&](size_t part, size_t end) { return static_cast<uint32_t>(uint64_t{rows} * (part + end) / parts); };
-  for (size_t p = 0; p < parts; ++p) found_[p].reserve(range(p, 1) - range(p, 0));
-  const auto count = static_cast<int64_t>(parts);
-#pragma omp parallel num_threads(static_cast<int>(parts))
+  for (uint32_t p = 0; p < parts_; ++p) found_[p].reserve(FirstRowOf(p + 1) - FirstRowOf(p));
+  const auto count = static_cast<int64_t>(parts_);
+#pragma omp parallel num_threads(static_cast <int>(parts_))
   {
 #pragma omp for schedule(static)
     for (int64_t p = 0; p < count; ++p) {
-      const auto part = static_cast<size_t>(p);
-      CountRange(per_thread, range(part, 0), range(part, 1), found_[part]);
+      const auto part = static_cast<uint32_t>(p);
+      CountPart(lists, part, found_[part]);
+      range_entries_[part] = 0;
       for (uint32_t r : found_[part]) range_entries_[part] += count_[r];
     }
 #pragma omp for schedule(static)
     for (int64_t p = 0; p < count; ++p) {
-      const auto part = static_cast<size_t>(p);
+      const auto part = static_cast<uint32_t>(p);
       size_t row_at = 0, entry_at = 0;
-      for (size_t q = 0; q < part; ++q) row_at += found_[q].size(), entry_at += range_entries_[q];
-      PlaceRange(per_thread, range(part, 0), range(part, 1), found_[part], row_at, static_cast<uint32_t>(entry_at));
+      for (uint32_t q = 0; q < part; ++q) row_at += found_[q].size(), entry_at += range_entries_[q];
+      PlacePart(lists, part, found_[part], row_at, static_cast<uint32_t>(entry_at));
     }
   }
   unique_ = 0;
@@ -42,14 +57,16 @@ void RowGradients::Group(std::span<const std::vector<Contribution>* const> per_t
 }
 
 // Few rows: sort them; many: collect them by scanning the counts, which is cheaper.
-void RowGradients::CountRange(std::span<const std::vector<Contribution>* const> per_thread,
-                              uint32_t lo, uint32_t hi, std::vector<uint32_t>& found) {
+void RowGradients::CountPart(std::span<const std::vector<Contribution>* const> lists, uint32_t part,
+                             std::vector<uint32_t>& found) {
   found.clear();
-  for (const auto* list : per_thread) {
-    for (const Contribution& c : *list) {
-      if (c.row >= lo && c.row < hi && count_[c.row]++ == 0) found.push_back(c.row);
+  for (size_t i = part; i < lists.size(); i += parts_) {
+    for (const Contribution& c : *lists[i]) {
+      assert(PartOf(c.row) == part);
+      if (count_[c.row]++ == 0) found.push_back(c.row);
     }
   }
+  const uint32_t lo = FirstRowOf(part), hi = FirstRowOf(part + 1);
   if (found.size() * 32 < hi - lo) {
     std::sort(found.begin(), found.end());
     return;
@@ -60,9 +77,8 @@ void RowGradients::CountRange(std::span<const std::vector<Contribution>* const> 
   }
 }
 
-void RowGradients::PlaceRange(std::span<const std::vector<Contribution>* const> per_thread,
-                              uint32_t lo, uint32_t hi, std::span<const uint32_t> found,
-                              size_t row_at, uint32_t entry_at) {
+void RowGradients::PlacePart(std::span<const std::vector<Contribution>* const> lists, uint32_t part,
+                             std::span<const uint32_t> found, size_t row_at, uint32_t entry_at) {
   for (size_t i = 0; i < found.size(); ++i) {
     const uint32_t r = found[i];
     rows_[row_at + i] = r;
@@ -71,12 +87,31 @@ void RowGradients::PlaceRange(std::span<const std::vector<Contribution>* const> 
     offsets_[row_at + i + 1] = entry_at;
     count_[r] = 0;
   }
-  for (const auto* list : per_thread) {
-    for (const Contribution& c : *list) {
-      if (c.row >= lo && c.row < hi) entries_[start_[c.row]++] = {c.slot, c.coeff};
-    }
+  for (size_t i = part; i < lists.size(); i += parts_) {
+    for (const Contribution& c : *lists[i]) entries_[start_[c.row]++] = {c.slot, c.coeff};
   }
 }
+
+namespace {
+
+// The weights and moments of the row that starts at `at`, fetched ahead of its update.
+void Prefetch(const Parameters& params, size_t at) {
+  const size_t dim = params.dim;
+  if (params.bf16_weights()) {
+    PrefetchBytes(params.w16.data() + at, dim * sizeof(uint16_t));
+  } else {
+    PrefetchBytes(params.w.data() + at, dim * sizeof(float));
+  }
+  if (params.bf16_moments()) {
+    PrefetchBytes(params.m16.data() + at, dim * sizeof(uint16_t));
+    PrefetchBytes(params.v16.data() + at, dim * sizeof(uint16_t));
+  } else {
+    PrefetchBytes(params.m.data() + at, dim * sizeof(float));
+    PrefetchBytes(params.v.data() + at, dim * sizeof(float));
+  }
+}
+
+}  // namespace
 
 void RowGradients::ApplyAdam(Parameters& params, const float* vectors, bool row_bias,
                              const AdamStep& step, int threads) const {
@@ -96,18 +131,12 @@ void RowGradients::ApplyAdam(Parameters& params, const float* vectors, bool row_
       }
       const uint32_t r = rows_[static_cast<size_t>(i)];
       const size_t at = size_t{r} * dim;
-      if (i + 2 < unique) {
-        const size_t next = size_t{rows_[static_cast<size_t>(i) + 2]} * dim;
-        PrefetchRow(params.w.data() + next, dim * sizeof(float));
-        if (bf16) {
-          PrefetchBytes(params.m16.data() + next, dim * sizeof(uint16_t));
-          PrefetchBytes(params.v16.data() + next, dim * sizeof(uint16_t));
-        } else {
-          PrefetchRow(params.m.data() + next, dim * sizeof(float));
-          PrefetchRow(params.v.data() + next, dim * sizeof(float));
-        }
-      }
-      if (bf16) {
+      if (i + 2 < unique) Prefetch(params, size_t{rows_[static_cast<size_t>(i) + 2]} * dim);
+      if (params.bf16_weights()) {
+        step.Apply(grad.data(), params.w16.data() + at, params.m16.data() + at,
+                   params.v16.data() + at, dim,
+                   step.noise_seed + static_cast<uint32_t>(at) * 0x9e3779b9u);
+      } else if (bf16) {
         step.Apply(grad.data(), params.w.data() + at, params.m16.data() + at, params.v16.data() + at, dim);
       } else {
         step.Apply(grad.data(), params.w.data() + at, params.m.data() + at, params.v.data() + at, dim);

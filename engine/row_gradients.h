@@ -21,11 +21,19 @@ struct Contribution {
 // in ascending order, so the weights and moments stream through memory in one direction.
 class RowGradients {
  public:
-  explicit RowGradients(uint32_t rows) : count_(rows, 0), start_(rows, 0), rows_(rows), offsets_(size_t{rows} + 1) {}
+  // `parts` ranges of rows, grouped in parallel, one thread each.
+  explicit RowGradients(uint32_t rows, uint32_t parts = 1);
 
-  // `threads` split the rows into ranges; each groups its own range, reading the lists in
-  // order, so the result does not depend on the thread count.
-  void Group(std::span<const std::vector<Contribution>* const> per_thread, int threads = 1);
+  uint32_t parts() const { return parts_; }
+  // The range a row belongs to: contributions are handed to Group already split by it.
+  uint32_t PartOf(uint32_t row) const {
+    return static_cast<uint32_t>((uint64_t{row} * scale_) >> 32);
+  }
+
+  // lists[i] holds contributions of part i % parts() only, in sample order within each list;
+  // each part is grouped by its own thread, reading its lists in order, so the result does not
+  // depend on how many parts there are.
+  void Group(std::span<const std::vector<Contribution>* const> lists);
   size_t unique_rows() const { return unique_; }
 
   // Row r's gradient is sum coeff * vectors[slot * dim ...]; with row_bias the bias of row
@@ -38,12 +46,16 @@ class RowGradients {
     uint32_t slot;
     float coeff;
   };
-  // One range's rows with gradient, ascending, into `found` (reserved for the whole range).
-  void CountRange(std::span<const std::vector<Contribution>* const> per_thread, uint32_t lo,
-                  uint32_t hi, std::vector<uint32_t>& found);
-  // Lays out a range's rows from position `row_at` of rows_ and entry `entry_at` on.
-  void PlaceRange(std::span<const std::vector<Contribution>* const> per_thread, uint32_t lo,
-                  uint32_t hi, std::span<const uint32_t> found, size_t row_at, uint32_t entry_at);
+  uint32_t FirstRowOf(uint32_t part) const;
+  // One part's rows with gradient, ascending, into `found` (reserved for the whole range).
+  void CountPart(std::span<const std::vector<Contribution>* const> lists, uint32_t part,
+                 std::vector<uint32_t>& found);
+  // Lays out a part's rows from position `row_at` of rows_ and entry `entry_at` on.
+  void PlacePart(std::span<const std::vector<Contribution>* const> lists, uint32_t part,
+                 std::span<const uint32_t> found, size_t row_at, uint32_t entry_at);
+
+  uint32_t parts_;
+  uint64_t scale_;  // PartOf(row) = row * scale_ / 2^32
 
   std::vector<uint32_t> count_;    // per row: contributions this batch (zero between batches)
   std::vector<uint32_t> start_;    // per row: where its entries go while grouping

@@ -16,32 +16,32 @@ bool IsLabel(const SparseRow& sample, std::span<const uint32_t> active, size_t a
   return std::find(sample.labels.begin(), sample.labels.end(), active[a]) != sample.labels.end();
 }
 
-}  // namespace
-
 // One pass over the active rows with an online softmax: each block of rows is read from
 // memory once, scored, and added to sum_a exp(z_a - max) * w_a while it is still in L1; the
 // running sum is rescaled whenever the maximum grows. Then
 //   dLoss/dhidden = (sum_a exp(z_a - max) w_a) / Z - sum_labels (1/k) w_label.
-float ForwardBackward(const Network& net, const SparseRow& sample, std::span<const uint32_t> active,
-                      bool labels_first, const float* hidden, float* hidden_grad,
-                      std::vector<float>& output_grads) {
+// `row(neuron)` gives the output weights as fp32 or bf16.
+template <typename RowOf>
+float ForwardBackwardOn(const Network& net, RowOf row_of, const SparseRow& sample,
+                        std::span<const uint32_t> active, bool labels_first, const float* hidden,
+                        float* hidden_grad, std::vector<float>& output_grads) {
   const uint32_t h_dim = net.shape.hidden_dim;
   const size_t n = active.size();
-  const size_t row_bytes = h_dim * sizeof(float);
+  const size_t row_bytes = h_dim * sizeof(*row_of(0));
   std::vector<float>& z = output_grads;
   z.resize(n);
   float* acc = hidden_grad;
   std::fill(acc, acc + h_dim, 0.0f);
   float max_logit = -INFINITY, sum = 0;
   float e[kBlock];
-  for (size_t a = 0; a < std::min(kAhead, n); ++a) PrefetchRow(net.output.row(active[a]), row_bytes);
+  for (size_t a = 0; a < std::min(kAhead, n); ++a) PrefetchBytes(row_of(active[a]), row_bytes);
   for (size_t begin = 0; begin < n; begin += kBlock) {
     const size_t size = std::min(kBlock, n - begin);
     float block_max = -INFINITY;
     for (size_t i = 0; i < size; ++i) {
       const size_t a = begin + i;
-      if (a + kAhead < n) PrefetchRow(net.output.row(active[a + kAhead]), row_bytes);
-      z[a] = net.Logit(active[a], hidden);
+      if (a + kAhead < n) PrefetchBytes(row_of(active[a + kAhead]), row_bytes);
+      z[a] = Dot(row_of(active[a]), hidden, h_dim) + net.output.bias[active[a]];
       block_max = std::max(block_max, z[a]);
     }
     if (block_max > max_logit) {
@@ -53,7 +53,7 @@ float ForwardBackward(const Network& net, const SparseRow& sample, std::span<con
     const float* block_z = z.data() + begin;
 #pragma omp simd reduction(+ : sum)
     for (size_t i = 0; i < size; ++i) sum += e[i] = Exp(block_z[i] - max_logit);
-    for (size_t i = 0; i < size; ++i) Axpy(e[i], net.output.row(active[begin + i]), acc, h_dim);
+    for (size_t i = 0; i < size; ++i) Axpy(e[i], row_of(active[begin + i]), acc, h_dim);
   }
   const float inv_sum = 1.0f / sum;
   for (uint32_t j = 0; j < h_dim; ++j) acc[j] *= inv_sum;
@@ -65,12 +65,28 @@ float ForwardBackward(const Network& net, const SparseRow& sample, std::span<con
     if (!IsLabel(sample, active, a, labels_first)) continue;
     loss -= target * std::log(std::max(z[a], 1e-30f));
     z[a] -= target;
-    Axpy(-target, net.output.row(active[a]), hidden_grad, h_dim);
+    Axpy(-target, row_of(active[a]), hidden_grad, h_dim);
   }
   for (uint32_t j = 0; j < h_dim; ++j) {
     if (hidden[j] <= 0.0f) hidden_grad[j] = 0.0f;
   }
   return loss;
+}
+
+}  // namespace
+
+float ForwardBackward(const Network& net, const SparseRow& sample, std::span<const uint32_t> active,
+                      bool labels_first, const float* hidden, float* hidden_grad,
+                      std::vector<float>& output_grads) {
+  const Parameters& out = net.output;
+  if (out.bf16_weights()) {
+    return ForwardBackwardOn(
+        net, [&](uint32_t r) { return out.row16(r); }, sample, active, labels_first, hidden,
+        hidden_grad, output_grads);
+  }
+  return ForwardBackwardOn(
+      net, [&](uint32_t r) { return out.row(r); }, sample, active, labels_first, hidden,
+      hidden_grad, output_grads);
 }
 
 }  // namespace sparsebench

@@ -39,6 +39,10 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   const std::string moments = spec.String("moments", c.out_sparsity < 1.0 ? "bf16" : "fp32");
   if (moments != "fp32" && moments != "bf16") throw ConfigError("moments must be fp32 or bf16");
   c.bf16_moments = moments == "bf16";
+  const std::string weights = spec.String("weights", c.bf16_moments ? "bf16" : "fp32");
+  if (weights != "fp32" && weights != "bf16") throw ConfigError("weights must be fp32 or bf16");
+  c.bf16_weights = weights == "bf16";
+  if (c.bf16_weights && !c.bf16_moments) throw ConfigError("weights=bf16 needs moments=bf16");
   c.lr_decay = spec.Double("lr_decay", 1.0, 0.0, 1.0);
   const std::string hash = spec.String("hash", "dwta");
   SelectorParams& p = c.selector;
@@ -80,6 +84,7 @@ std::string SparseConfig::Canonical() const {
   std::snprintf(sparsity, sizeof sparsity, "%g", out_sparsity);
   s += std::string(",out_sparsity=") + sparsity;
   s += bf16_moments ? ",moments=bf16" : ",moments=fp32";
+  s += bf16_weights ? ",weights=bf16" : ",weights=fp32";
   if (lr_decay != 1) {
     char decay[32];
     std::snprintf(decay, sizeof decay, "%g", lr_decay);
@@ -121,6 +126,7 @@ SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
       network_(NetworkShape{shape.features, config.hidden, shape.labels}, options.seed) {
   if (shape.features == 0 || shape.labels == 0) throw ConfigError("the training data has no features or labels");
   if (config_.bf16_moments) network_.output.UseBf16Moments();
+  if (config_.bf16_weights) network_.output.UseBf16Weights();
   ResolveSelector();
   MakeTrainer();
 }
@@ -168,6 +174,7 @@ SparseLearner::SparseLearner(const SparseConfig& config, Network network, const 
   network_.input.ResetOptimizer();
   if (config_.bf16_moments) network_.output.UseBf16Moments();
   else network_.output.ResetOptimizer();
+  if (config_.bf16_weights) network_.output.UseBf16Weights();
   ResolveSelector();
   MakeTrainer();
 }
@@ -211,10 +218,14 @@ void SparseLearner::MakeTrainer() {
 }
 
 TrainSettings SparseLearner::settings() const {
-  return {options_.batch, options_.lr, options_.epochs,
-          std::string("adam, lazy: only the rows that received gradient") +
-              (config_.bf16_moments ? "; output-layer moments stored in bf16" : "") +
-              (config_.lr_decay != 1 ? "; lr falls linearly to lr x lr_decay" : "")};
+  return {
+      options_.batch, options_.lr, options_.epochs,
+      std::string("adam, lazy: only the rows that received gradient") +
+          (config_.bf16_moments ? "; output-layer moments stored in bf16" : "") +
+          (config_.bf16_weights ? "; output-layer weights stored in bf16, stochastically rounded"
+                                : "") +
+          (config_.lr_decay != 1 ? "; lr falls linearly to lr x lr_decay" : "") + "; " +
+          ScheduleText(options_)};
 }
 
 void SparseLearner::Train(const Dataset& train, const PausePlan& plan) {
@@ -222,10 +233,11 @@ void SparseLearner::Train(const Dataset& train, const PausePlan& plan) {
   trainer_->set_learning_rate(options_.lr);
 }
 
-void SparseLearner::ScheduleLearningRate(double done) {
-  if (config_.lr_decay == 1) return;
+void SparseLearner::ScheduleLearningRate(double done, uint64_t samples) {
+  if (config_.lr_decay == 1 && options_.lr_half_life.value_or(0) == 0) return;
   const double progress = std::min(1.0, done / std::max(1.0, static_cast<double>(options_.epochs)));
-  trainer_->set_learning_rate(static_cast<float>(options_.lr * (1 - (1 - config_.lr_decay) * progress)));
+  trainer_->set_learning_rate(
+      static_cast<float>(ScheduledLr(options_, samples) * (1 - (1 - config_.lr_decay) * progress)));
 }
 
 void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset) {
@@ -246,11 +258,14 @@ void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, d
     samples_before = s.samples;
     return p;
   };
-  ScheduleLearningRate(epoch_offset);
+  const uint64_t trained_before = samples_trained_;
+  ScheduleLearningRate(epoch_offset, trained_before);
   EpochStats stats = trainer_->TrainEpoch(train, [&](uint64_t done, const EpochStats& s) {
-    ScheduleLearningRate(epoch_offset + static_cast<double>(done) / static_cast<double>(batches));
+    ScheduleLearningRate(epoch_offset + static_cast<double>(done) / static_cast<double>(batches),
+                         trained_before + s.samples);
     if (every != 0 && done % every == 0 && done < batches) plan(progress(done, s));
   });
+  samples_trained_ += stats.samples;
   Progress end;
   end.epoch = epoch_offset + 1;
   end.samples = stats.samples;

@@ -18,6 +18,7 @@ struct SparseConfig {
   uint32_t hidden = 128;
   double out_sparsity = -1;  // < 0: 1.0 for up to 1024 labels, else 0.005
   bool bf16_moments = false; // the output layer's Adam moments in bf16
+  bool bf16_weights = false;  // the output layer's weights in bf16 (stochastic rounding)
   double lr_decay = 1;       // the last batch runs at lr * lr_decay (linear over all batches)
   SelectorParams selector;
   RebuildSchedule rebuild;
@@ -54,8 +55,9 @@ class SparseLearner : public Learner {
   void set_learning_rate(float lr);
   // Trains one pass; pauses as `plan` asks, with epochs counted from `epoch_offset`.
   void TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset);
-  // lr for the batch after `done` epochs of this Train call (linear decay when lr_decay < 1).
-  void ScheduleLearningRate(double done);
+  // lr for the batch after `done` epochs of this Train call and `samples` trained in all: the
+  // shared schedule (train_defaults.h), times the linear decay when lr_decay < 1.
+  void ScheduleLearningRate(double done, uint64_t samples);
 
  private:
   SparseLearner(std::pair<SparseConfig, Network> loaded, const TrainOptions& options);
@@ -68,6 +70,7 @@ class SparseLearner : public Learner {
   Network network_;
   std::unique_ptr<NeuronSelector> selector_;
   std::unique_ptr<Trainer> trainer_;
+  uint64_t samples_trained_ = 0;
 };
 
 }  // namespace sparsebench

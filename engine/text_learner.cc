@@ -131,6 +131,7 @@ void TextLearner::Build(uint32_t labels) {
   const DataShape shape{config_.featurizer.buckets, labels};
   TrainOptions options = options_;
   options.lr = static_cast<float>(config_.lr);
+  options.lr_half_life = 0;  // the text engine schedules its own rate (lr_decay)
   inner_ = std::make_unique<SparseLearner>(SparseConfig::Parse(config_.SparseSpec(), shape), shape, options);
 }
 

@@ -19,7 +19,7 @@ struct Trainer::ThreadState {
   std::vector<uint32_t> active;
   std::vector<float> output_grads;
   SelectorScratch selector;
-  std::vector<Contribution> output_contributions;
+  std::vector<std::vector<Contribution>> output_contributions;  // per part of the output rows
   std::vector<Contribution> input_contributions;
   double loss = 0;
   uint64_t active_total = 0;
@@ -47,7 +47,7 @@ Trainer::Trainer(Network& network, NeuronSelector* selector, const TrainerConfig
       batch_hidden_(size_t{config.batch} * network.shape.hidden_dim),
       batch_hidden_grad_(size_t{config.batch} * network.shape.hidden_dim),
       states_(static_cast<size_t>(std::max(1, config.threads))),
-      output_grads_(network.shape.output_dim),
+      output_grads_(network.shape.output_dim, static_cast<uint32_t>(std::max(1, config.threads))),
       input_grads_(network.shape.input_dim) {
   assert(config.batch > 0);
   if (dense_) {
@@ -75,11 +75,14 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
   const auto start = Clock::now();
   const int threads = static_cast<int>(states_.size());
   const auto count = static_cast<int64_t>(end - begin);
+  for (ThreadState& state : states_) {  // also those of threads the runtime may not start
+    state.output_contributions.resize(output_grads_.parts());
+    for (auto& part : state.output_contributions) part.clear();
+    state.input_contributions.clear();
+  }
 #pragma omp parallel num_threads(threads)
   {
     ThreadState& state = states_[static_cast<size_t>(omp_get_thread_num())];
-    state.output_contributions.clear();
-    state.input_contributions.clear();
     // Contiguous chunks in thread order keep gradient sums in sample order.
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < count; ++i) {
@@ -120,7 +123,8 @@ void Trainer::TrainSample(const Dataset& data, uint32_t row, uint32_t slot, Thre
   }
   state.loss += ForwardBackward(net_, sample, active, !dense_, hidden, hidden_grad, state.output_grads);
   for (size_t a = 0; a < active.size(); ++a) {
-    state.output_contributions.push_back({active[a], slot, state.output_grads[a]});
+    state.output_contributions[output_grads_.PartOf(active[a])].push_back(
+        {active[a], slot, state.output_grads[a]});
   }
   for (size_t i = 0; i < sample.features.size(); ++i) {
     state.input_contributions.push_back({sample.features[i], slot, sample.values[i]});
@@ -134,10 +138,10 @@ void Trainer::ApplyUpdates(size_t batch_size) {
   const int threads = static_cast<int>(states_.size());
   std::vector<const std::vector<Contribution>*> outputs, inputs;
   for (const ThreadState& s : states_) {
-    outputs.push_back(&s.output_contributions);
+    for (const auto& part : s.output_contributions) outputs.push_back(&part);
     inputs.push_back(&s.input_contributions);
   }
-  output_grads_.Group(outputs, threads);
+  output_grads_.Group(outputs);
   output_grads_.ApplyAdam(net_.output, batch_hidden_.data(), /*row_bias=*/true, step, threads);
   input_grads_.Group(inputs);
   input_grads_.ApplyAdam(net_.input, batch_hidden_grad_.data(), /*row_bias=*/false, step, threads);
@@ -174,8 +178,7 @@ void Trainer::MaybeRebuild(EpochStats& stats) {
 
 void Trainer::Rebuild() {
   built_ = true;
-  selector_->Rebuild(net_.output.w.data(), net_.shape.output_dim, net_.shape.hidden_dim,
-                     static_cast<int>(states_.size()));
+  selector_->RebuildFrom(net_.output, static_cast<int>(states_.size()));
 }
 
 }  // namespace sparsebench

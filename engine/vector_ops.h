@@ -8,6 +8,26 @@
 // Small dense kernels; the compiler vectorises them for the ISA chosen by SPARSEBENCH_ISA.
 namespace sparsebench {
 
+// bf16 is stored as the upper half of an fp32 (uint16_t).
+inline float FromBf16(uint16_t b) { return std::bit_cast<float>(uint32_t{b} << 16); }
+inline uint16_t ToBf16(float f) {  // round to nearest even
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+inline float Dot(const uint16_t* __restrict a, const float* __restrict b, size_t n) {
+  float sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (size_t i = 0; i < n; ++i) sum += FromBf16(a[i]) * b[i];
+  return sum;
+}
+
+inline void Axpy(float alpha, const uint16_t* __restrict x, float* __restrict y, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) y[i] += alpha * FromBf16(x[i]);
+}
+
 inline float Dot(const float* __restrict a, const float* __restrict b, size_t n) {
   float sum = 0;
 #pragma omp simd reduction(+ : sum)

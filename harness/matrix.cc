@@ -85,7 +85,7 @@ class TomlReader {
   }
 
   MatrixEngine Engine(const toml::table& t) const {
-    OnlyKeys(t, {"name", "spec", "epochs", "batch", "lr"});
+    OnlyKeys(t, {"name", "spec", "epochs", "batch", "lr", "lr_half_life"});
     MatrixEngine e;
     e.spec = String(t, "spec", "");
     if (e.spec.empty()) Fail(t, "an engine needs a spec");
@@ -99,6 +99,7 @@ class TomlReader {
     e.epochs = Uint(t, "epochs", 0, 1, kMaxEpochs);
     e.batch = Uint(t, "batch", 0, 1, kMaxBatch);
     e.lr = Number(t, "lr", 0.0, kMinLr, kMaxLr, false);
+    if (t.get("lr_half_life")) e.lr_half_life = Uint(t, "lr_half_life", 0, 0, kMaxLrHalfLife);
     return e;
   }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct MatrixEngine {
   uint32_t epochs = 0;
   uint32_t batch = 0;
   double lr = 0;
+  std::optional<uint32_t> lr_half_life;  // samples; 0: constant lr
 };
 
 // A dataset: a synthetic preset at a scale (generated once, cached) or files on disk.
@@ -57,6 +59,7 @@ struct TargetRule {
 inline constexpr uint32_t kMaxRepeats = 1000;
 inline constexpr uint32_t kMaxEpochs = 10000;      // as `train --epochs`
 inline constexpr uint32_t kMaxBatch = 1u << 20;    // as `train --batch`
+inline constexpr uint32_t kMaxLrHalfLife = 4'000'000'000u;  // as `train --lr-half-life`
 inline constexpr double kMinLr = 1e-7, kMaxLr = 10;  // as `train --lr`
 inline constexpr uint32_t kMaxEvalsPerEpoch = 1000;
 inline constexpr uint64_t kMaxCells = 100000;      // datasets x engines x threads x repeats

@@ -55,6 +55,8 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
   if (c.engine->epochs > 0) argv.insert(argv.end(), {"--epochs", std::to_string(c.engine->epochs)});
   if (c.engine->batch > 0) argv.insert(argv.end(), {"--batch", std::to_string(c.engine->batch)});
   if (c.engine->lr > 0) argv.insert(argv.end(), {"--lr", fmt::format("{:g}", c.engine->lr)});
+  if (c.engine->lr_half_life)
+    argv.insert(argv.end(), {"--lr-half-life", std::to_string(*c.engine->lr_half_life)});
   const double fixed = TargetRule::Parse(c.dataset->target).value;
   if (!std::isnan(fixed)) argv.insert(argv.end(), {"--target", fmt::format("{:g}", fixed)});
   if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});

@@ -15,6 +15,7 @@
 #include "baselines/blas_learner.h"
 #include "engine/sparse_learner.h"
 #include "engine/tests/test_util.h"
+#include "engine/train_defaults.h"
 #ifdef SPARSEBENCH_HAVE_TORCH
 #include <torch/cuda.h>
 
@@ -119,6 +120,48 @@ TEST(Fairness, DenseBaselinesTrackTheEngineForTwentySteps) {
     (step == 1 ? first : last) = reference;
   }
   EXPECT_LT(last, 0.9 * first);  // the steps did learn something
+}
+
+// Every learner follows the shared schedule: with a half-life of two steps the rate halves
+// eight times in twenty steps, and the baselines still track the engine step for step, while
+// the engine itself ends elsewhere than at a constant rate.
+TEST(Fairness, EveryLearnerFollowsTheSharedLearningRateSchedule) {
+  const Dataset data = testing::RandomDataset(kRows, kFeatures, kLabels, 11);
+  TrainOptions options = OneThreadOneBatch();
+  options.lr_half_life = 2 * kRows;
+  auto learners = DenseLearners(options);
+  TrainOptions constant = OneThreadOneBatch();
+  constant.lr_half_life = 0;
+  auto constant_learners = DenseLearners(constant);
+  ASSERT_GE(learners.size(), 2u);
+  double reference = 0, at_constant_rate = 0;
+  for (int step = 1; step <= 20; ++step) {
+    reference = testing::TrainReportingLastEpoch(*learners[0], data).mean_loss;
+    at_constant_rate = testing::TrainReportingLastEpoch(*constant_learners[0], data).mean_loss;
+    for (size_t i = 1; i < learners.size(); ++i) {
+      const double loss = testing::TrainReportingLastEpoch(*learners[i], data).mean_loss;
+      EXPECT_NEAR(loss, reference, 1e-4 * reference) << learners[i]->spec() << " at step " << step;
+    }
+  }
+  EXPECT_GT(reference, at_constant_rate * 1.05);
+  for (const auto& learner : learners) {
+    EXPECT_NE(learner->settings().optimizer.find("halves every 96"), std::string::npos)
+        << learner->spec();
+  }
+}
+
+TEST(Fairness, ScheduleHoldsThenHalves) {
+  TrainOptions options;
+  options.lr = 0.01f;
+  options.lr_half_life = 1000;
+  EXPECT_EQ(ScheduledLr(options, 0), 0.01f);
+  EXPECT_EQ(ScheduledLr(options, 1000), 0.01f);
+  EXPECT_FLOAT_EQ(ScheduledLr(options, 2000), 0.005f);
+  EXPECT_FLOAT_EQ(ScheduledLr(options, 4000), 0.00125f);
+  EXPECT_FLOAT_EQ(ScheduledLr(options, 1500), 0.01f / std::sqrt(2.0f));
+  options.lr_half_life = 0;
+  EXPECT_EQ(ScheduledLr(options, 1'000'000'000), 0.01f);
+  EXPECT_EQ(WithDefaults(TrainOptions{}).lr_half_life, kDefaultLrHalfLife);
 }
 
 TEST(Fairness, LazyAndSparseBaselinesTrackTheEngineOnBatchesThatSkipFeatures) {

@@ -105,7 +105,7 @@ void BM_RebuildWide(benchmark::State& state) {
   static const Network net({16, OutputLayer::kHidden, 670'091}, 7);
   const SelectorParams p = Resolved(670'091);
   auto selector = MakeNeuronSelector(p, 670'091);
-  for (auto _ : state) selector->Rebuild(net.output.w.data(), 670'091, OutputLayer::kHidden, 2);
+  for (auto _ : state) selector->RebuildFrom(net.output, 2);
 }
 BENCHMARK(BM_RebuildWide)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -131,9 +131,19 @@ void BM_ForwardBackward(benchmark::State& state) {
 }
 BENCHMARK(BM_ForwardBackward);
 
-// The same at the article's width: 670,091 outputs, 3,351 active (random rows, as in training).
+// A network whose output layer keeps its weights and moments in bf16.
+Network WithBf16Output(Network net) {
+  net.output.UseBf16Moments();
+  net.output.UseBf16Weights();
+  return net;
+}
+
+// The same at the article's width: 670,091 outputs, 3,351 active (random rows, as in training);
+// second argument 1: bf16 output weights.
 void BM_ForwardBackwardWide(benchmark::State& state) {
-  static const Network net({16, OutputLayer::kHidden, 670'091}, 7);
+  static const Network fp32({16, OutputLayer::kHidden, 670'091}, 7);
+  static const Network bf16 = WithBf16Output(fp32);
+  const Network& net = state.range(1) ? bf16 : fp32;
   Rng rng(4);
   const std::vector<uint32_t> features = {1, 5, 9};
   const std::vector<float> values(features.size(), 0.5f);
@@ -152,12 +162,14 @@ void BM_ForwardBackwardWide(benchmark::State& state) {
     benchmark::DoNotOptimize(ForwardBackward(net, row, active, true, hidden.data(), hidden_grad.data(), grads));
   }
 }
-BENCHMARK(BM_ForwardBackwardWide)->Arg(3351)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ForwardBackwardWide)->Args({3351, 0})->Args({3351, 1})->Unit(benchmark::kMicrosecond);
 
 // Grouping one batch's output-layer gradients by row and the sparse Adam step:
-// 256 samples x 336 active neurons.
+// 256 samples x 336 active neurons; third argument 1: bf16 output weights.
 void BM_AdamBatch(benchmark::State& state) {
-  static Network net({16, OutputLayer::kHidden, OutputLayer::kOutputs}, 9);
+  static Network fp32({16, OutputLayer::kHidden, OutputLayer::kOutputs}, 9);
+  static Network bf16 = WithBf16Output(fp32);
+  Network& net = state.range(2) ? bf16 : fp32;
   const auto batch = static_cast<uint32_t>(state.range(0));
   Rng rng(5);
   std::vector<Contribution> contributions;
@@ -165,8 +177,12 @@ void BM_AdamBatch(benchmark::State& state) {
     for (int a = 0; a < 336; ++a) contributions.push_back({rng.Below(OutputLayer::kOutputs), s, 0.01f});
   }
   const std::vector<float> vectors = RandomVector(batch * OutputLayer::kHidden, 6, true);
-  const std::vector<const std::vector<Contribution>*> lists = {&contributions};
-  RowGradients grads(OutputLayer::kOutputs);
+  const auto threads = static_cast<uint32_t>(state.range(1));
+  RowGradients grads(OutputLayer::kOutputs, threads);
+  std::vector<std::vector<Contribution>> parts(threads);
+  for (const Contribution& c : contributions) parts[grads.PartOf(c.row)].push_back(c);
+  std::vector<const std::vector<Contribution>*> lists;
+  for (const auto& part : parts) lists.push_back(&part);
   uint64_t step = 0;
   for (auto _ : state) {
     grads.Group(lists);
@@ -178,7 +194,13 @@ void BM_AdamBatch(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(batch) * static_cast<double>(state.iterations()),
                          benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_AdamBatch)->Args({256, 1})->Args({256, 2})->Args({1024, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AdamBatch)
+    ->Args({256, 1, 0})
+    ->Args({256, 2, 0})
+    ->Args({1024, 2, 0})
+    ->Args({256, 2, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace sparsebench

@@ -79,14 +79,44 @@ TEST_F(Amazon, SparseEngineBeatsMostFrequentLabelByAWideMargin) {
   EXPECT_GT(sparse.p_at_1, 0.6 * m.p_at_1);
 }
 
+// The output weights as fp32, whichever the store.
+std::vector<float> OutputWeights(const SparseLearner& learner) {
+  const Parameters& out = learner.network().output;
+  std::vector<float> weights(size_t{out.rows} * out.dim);
+  for (uint32_t r = 0; r < out.rows; ++r) out.CopyRow(r, weights.data() + size_t{r} * out.dim);
+  return weights;
+}
+
 TEST_F(Amazon, OneThreadIsBitForBitRepeatableAndThreadCountDoesNotMatter) {
-  auto a = Train("sparse:out_sparsity=0.05", 1, 1);
-  auto b = Train("sparse:out_sparsity=0.05", 1, 1);
-  auto c = Train("sparse:out_sparsity=0.05", 2, 1);
-  EXPECT_EQ(a->network().output.w, b->network().output.w);
-  EXPECT_EQ(a->network().input.w, b->network().input.w);
-  EXPECT_EQ(a->network().output.w, c->network().output.w);
-  EXPECT_EQ(a->network().input.bias, c->network().input.bias);
+  for (const std::string weights : {"fp32", "bf16"}) {
+    const std::string spec = "sparse:out_sparsity=0.05,weights=" + weights;
+    auto a = Train(spec, 1, 1);
+    auto b = Train(spec, 1, 1);
+    auto c = Train(spec, 2, 1);
+    EXPECT_EQ(a->network().output.bf16_weights(), weights == "bf16");
+    EXPECT_EQ(OutputWeights(*a), OutputWeights(*b)) << spec;
+    EXPECT_EQ(a->network().input.w, b->network().input.w) << spec;
+    EXPECT_EQ(OutputWeights(*a), OutputWeights(*c)) << spec;
+    EXPECT_EQ(a->network().input.bias, c->network().input.bias) << spec;
+  }
+}
+
+// bf16 weights with stochastic rounding learn as well as fp32 ones; the saved model is fp32
+// and predicts the same after loading.
+TEST_F(Amazon, Bf16WeightsLearnAsWellAsFp32) {
+  auto fp32 = Train("sparse:out_sparsity=0.05,weights=fp32", 2, 4);
+  auto bf16 = Train("sparse:out_sparsity=0.05,weights=bf16", 2, 4);
+  const double p32 = ComputeMetrics(fp32->Predict(*test_, 5), *test_).p_at_1;
+  const double p16 = ComputeMetrics(bf16->Predict(*test_, 5), *test_).p_at_1;
+  RecordProperty("p_at_1_fp32", std::to_string(p32));
+  RecordProperty("p_at_1_bf16", std::to_string(p16));
+  EXPECT_GT(p16, p32 - 0.02);
+  const std::string path = dir_->file("bf16.spbm");
+  bf16->Save(path);
+  const SparseLearner loaded(path, Options(2));
+  EXPECT_TRUE(loaded.network().output.bf16_weights());
+  EXPECT_EQ(OutputWeights(loaded), OutputWeights(*bf16));
+  EXPECT_EQ(loaded.Predict(*test_, 5).ids, bf16->Predict(*test_, 5).ids);
 }
 
 // `rehash=N` draws new hash functions (and so rebuilds) every N batches, whatever the rebuild

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <vector>
 
 #include "datasets/random.h"
@@ -33,11 +34,17 @@ Parameters Trained(const std::vector<std::vector<Contribution>>& lists, int thre
   std::vector<float> vectors(kBatch * kDim);
   Rng rng(11);
   for (float& x : vectors) x = static_cast<float>(rng.Uniform());
+  RowGradients grads(kRows, static_cast<uint32_t>(threads));
+  // Each list split by part, as the trainer's threads hand them over.
+  std::vector<std::vector<Contribution>> split(lists.size() * grads.parts());
+  for (size_t l = 0; l < lists.size(); ++l) {
+    for (const Contribution& c : lists[l])
+      split[l * grads.parts() + grads.PartOf(c.row)].push_back(c);
+  }
   std::vector<const std::vector<Contribution>*> pointers;
-  for (const auto& list : lists) pointers.push_back(&list);
-  RowGradients grads(kRows);
+  for (const auto& list : split) pointers.push_back(&list);
   for (uint64_t step = 1; step <= 3; ++step) {  // the same grads object reused across batches
-    grads.Group(pointers, threads);
+    grads.Group(pointers);
     grads.ApplyAdam(params, vectors.data(), /*row_bias=*/true, AdamStep(AdamConfig{}, step), threads);
   }
   unique = grads.unique_rows();
@@ -80,7 +87,7 @@ TEST_P(RowGradientsTest, EveryThreadCountMatchesThePlainSumBitForBit) {
   const auto lists = MakeLists(GetParam());
   size_t expected_unique = 0;
   const Parameters expected = Reference(lists, expected_unique);
-  for (int threads : {1, 2, 3, 7}) {
+  for (int threads : {1, 2, 3, 7, 13}) {
     size_t unique = 0;
     const Parameters got = Trained(lists, threads, unique);
     EXPECT_EQ(unique, expected_unique) << threads << " threads";
@@ -96,6 +103,35 @@ TEST_P(RowGradientsTest, EveryThreadCountMatchesThePlainSumBitForBit) {
 
 // Few rows per batch take the sorting path, many the scanning path.
 INSTANTIATE_TEST_SUITE_P(FewAndMany, RowGradientsTest, ::testing::Values(2u, 200u));
+
+}  // namespace
+}  // namespace sparsebench
+
+namespace sparsebench {
+namespace {
+
+// Steps far below a bf16 step at the weight's size (2^-8 at 1.0) still add up: the stochastic
+// rounding is unbiased, where rounding to nearest would never move the weight.
+TEST(AdamBf16Weights, StepsBelowOneBf16StepAddUpOnAverage) {
+  constexpr size_t kWeights = 512;
+  constexpr int kSteps = 400;
+  const AdamConfig config{.lr = 1e-4f};
+  std::vector<float> grad(kWeights, 1.0f), w32(kWeights, 1.0f), m32(kWeights, 0.0f),
+      v32(kWeights, 0.0f);
+  std::vector<uint16_t> w16(kWeights, ToBf16(1.0f)), m16(kWeights, 0), v16(kWeights, 0);
+  for (int t = 1; t <= kSteps; ++t) {
+    const AdamStep step(config, static_cast<uint64_t>(t));
+    step.Apply(grad.data(), w32.data(), m32.data(), v32.data(), kWeights);
+    step.Apply(grad.data(), w16.data(), m16.data(), v16.data(), kWeights, step.noise_seed);
+  }
+  double mean = 0;
+  for (uint16_t w : w16) mean += FromBf16(w) / kWeights;
+  const double moved32 = 1.0 - w32[0], moved16 = 1.0 - mean;
+  EXPECT_NEAR(moved32, kSteps * 1e-4, 0.1 * kSteps * 1e-4);
+  EXPECT_NEAR(moved16, moved32, 0.1 * moved32);
+  EXPECT_GT(std::set<uint16_t>(w16.begin(), w16.end()).size(), 1u)
+      << "every weight rounded the same way";
+}
 
 }  // namespace
 }  // namespace sparsebench

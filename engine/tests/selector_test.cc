@@ -69,6 +69,35 @@ TEST(Selectors, TopFrequencyAndPaddingFillTheTarget) {
   EXPECT_EQ(active[0], 7u);
 }
 
+// Tables built from bf16 weight rows are the tables of the same values in fp32.
+TEST(Selectors, Bf16RowsIndexLikeTheirFp32Values) {
+  const uint32_t rows = 3000, dim = 32;
+  Network net({4, dim, rows}, 5);
+  net.output.UseBf16Moments();
+  net.output.UseBf16Weights();
+  Parameters fp32 = net.output;
+  fp32.UseFp32Weights();
+  SelectorParams params;
+  params.hash.dim = dim;
+  params.hash.k = 3;
+  params.hash.tables = 12;
+  params.capacity = 32;
+  auto from_bf16 = MakeNeuronSelector(params, rows);
+  auto from_fp32 = MakeNeuronSelector(params, rows);
+  from_bf16->RebuildFrom(net.output, 2);
+  from_fp32->RebuildFrom(fp32, 2);
+  SelectorScratch scratch;
+  Rng rng_a(6), rng_b(6), inputs(8);
+  std::vector<uint32_t> a, b;
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<float> input(dim);
+    for (float& x : input) x = std::max(0.0f, static_cast<float>(inputs.Uniform() - 0.4));
+    from_bf16->Select(input, {}, 60, scratch, rng_a, a);
+    from_fp32->Select(input, {}, 60, scratch, rng_b, b);
+    EXPECT_EQ(a, b);
+  }
+}
+
 // A planted layer: Gaussian weight rows, and queries that are ReLU'd noisy copies of known
 // rows, so a few neurons score far above the rest. Returns the share of each query's exact
 // top 5 (by dot product) that the selector puts in an active set of 0.5% of the layer.

@@ -15,7 +15,12 @@ TEST(Spec, CanonicalStringRoundTrips) {
   EXPECT_EQ(c.ActiveTarget(50000), 250u);  // default out_sparsity 0.005 for many labels
   const std::string canonical = c.Canonical();
   EXPECT_EQ(SparseConfig::Parse(canonical, shape).Canonical(), canonical);
-  EXPECT_EQ(SparseConfig::Parse("sparse", {1000, 14}).Canonical(), "sparse:hidden=128,out_sparsity=1,moments=fp32");
+  EXPECT_EQ(SparseConfig::Parse("sparse", {1000, 14}).Canonical(),
+            "sparse:hidden=128,out_sparsity=1,moments=fp32,weights=fp32");
+  // A sparse layer keeps its weights and moments in bf16 unless told otherwise.
+  EXPECT_TRUE(c.bf16_weights && c.bf16_moments);
+  EXPECT_NE(canonical.find(",moments=bf16,weights=bf16,"), std::string::npos);
+  EXPECT_FALSE(SparseConfig::Parse("sparse:moments=fp32", shape).bf16_weights);
 }
 
 TEST(Spec, RejectsMistakes) {
@@ -28,6 +33,8 @@ TEST(Spec, RejectsMistakes) {
   EXPECT_THROW(SparseConfig::Parse("sparse:select=best", shape), ConfigError);
   EXPECT_THROW(SparseConfig::Parse("dense:hidden=3", shape), ConfigError);
   EXPECT_THROW(SparseConfig::Parse(":x=1", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse("sparse:weights=fp16", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse("sparse:moments=fp32,weights=bf16", shape), ConfigError);
 }
 
 }  // namespace

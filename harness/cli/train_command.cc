@@ -123,6 +123,10 @@ void AddTrainCommand(CLI::App& app) {
       ->check(CLI::Range(1u, 10000u));
   cmd->add_option("--batch", args->options.batch, "Mini-batch size (default: the engine's)")->check(CLI::Range(1u, 1u << 20));
   cmd->add_option("--lr", args->options.lr, "Learning rate (default: the engine's)")->check(CLI::Range(1e-7, 10.0));
+  cmd->add_option_function<uint64_t>(
+         "--lr-half-life", [args](uint64_t samples) { args->options.lr_half_life = samples; },
+         "Samples at full lr, then lr halves every this many more (0: constant; default 500000)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{4'000'000'000u}));
   cmd->add_option("--threads", args->options.threads, "Threads")->capture_default_str()->check(CLI::Range(1, 1024));
   cmd->add_option("--seed", args->options.seed, "Seed")->capture_default_str();
   cmd->add_option("--buckets", args->buckets, "Hash buckets when featurizing text")->capture_default_str()->check(CLI::Range(1u, 1u << 30));

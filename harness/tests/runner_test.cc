@@ -36,7 +36,7 @@ train = ")" << train << R"("
 test = ")" << test << R"("
 metric = "accuracy"
 target = 0.75
-engines = [ { name = "set", spec = "blas", epochs = 4, batch = 32, lr = 0.02 }, { name = "unset", spec = "sparse" } ]
+engines = [ { name = "set", spec = "blas", epochs = 4, batch = 32, lr = 0.02, lr_half_life = 0 }, { name = "unset", spec = "sparse" } ]
 [[datasets]]
 name = "relative"
 train = ")" << train << R"("
@@ -54,6 +54,7 @@ engines = [ { spec = "torch" } ]
   EXPECT_EQ(Flag(set, "--epochs"), "4");
   EXPECT_EQ(Flag(set, "--batch"), "32");
   EXPECT_EQ(Flag(set, "--lr"), "0.02");
+  EXPECT_EQ(Flag(set, "--lr-half-life"), "0");
   EXPECT_EQ(Flag(set, "--threads"), "3");
   EXPECT_EQ(Flag(set, "--evals-per-epoch"), "2");
   EXPECT_EQ(Flag(set, "--eval-sample"), "300");
@@ -65,7 +66,7 @@ engines = [ { spec = "torch" } ]
 
   const auto unset = CellCommand(m, cells[1], files, "bin");
   EXPECT_EQ(Flag(unset, "--engine"), "sparse");
-  for (const char* flag : {"--epochs", "--batch", "--lr"}) {
+  for (const char* flag : {"--epochs", "--batch", "--lr", "--lr-half-life"}) {
     EXPECT_EQ(std::count(unset.begin(), unset.end(), flag), 0) << flag << " is the engine's own choice";
   }
   // A relative target is resolved from the whole run's rows afterwards, not by the child.
