@@ -7,45 +7,22 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <fstream>
-#include <functional>
-#include <iostream>
 #include <limits>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
-#include <streambuf>
-#include <string_view>
 
-#include <signal.h>
 #include <unistd.h>
 
+#include "baselines/fasttext_pauses.h"
+#include "baselines/fasttext_staging.h"
 #include "datasets/data_error.h"
 #include "engine/engine_error.h"
 #include "engine/spec.h"
 
 namespace sparsebench {
-
-// fastText with read access to what its training threads share: how far training is and
-// thread 0's loss. FastText has no virtual functions; this adds accessors only.
-class FastTextModel : public fasttext::FastText {
- public:
-  // Tokens processed over the tokens of all epochs: fastText's own progress.
-  double TrainedFraction() const {
-    if (!args_ || !dict_) return 0;
-    const double total = static_cast<double>(args_->epoch) * static_cast<double>(dict_->ntokens());
-    return total > 0 ? static_cast<double>(tokenCount_.load()) / total : 1.0;
-  }
-  // Training threads leave their loop once this holds (fastText's keepTraining, negated).
-  bool Stopped() const { return TrainedFraction() >= 1.0 || trainException_ != nullptr; }
-  // Thread 0's average loss since training began; negative before it is first known.
-  float Loss() const { return loss_.load(); }
-};
 
 namespace {
 
@@ -57,13 +34,6 @@ constexpr int64_t kDefaultEpoch = 5;
 constexpr double kDefaultLr = 0.1;
 constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 constexpr double kHeldOutFraction = 0.1;
-// Threads leave fastText's loop as soon as the token count reaches the end, so no pause is
-// planned this close to it: the final pause after train() returns ends the last epoch.
-constexpr double kLastPausePoint = 0.98;
-// A parked thread re-checks every kPoll whether the others can still arrive; after kMaxWait
-// it gives up on the pause (and on later ones) rather than risk a deadlock.
-constexpr auto kPoll = std::chrono::milliseconds(2);
-constexpr auto kMaxWait = std::chrono::seconds(60);
 // Autotune: the final training on all rows is estimated as the best trial's time (on 90% of
 // them) scaled by the row ratio and this margin.
 constexpr double kFinalTrainingMargin = 1.1;
@@ -128,253 +98,6 @@ std::vector<std::string> TunedArgv(const fasttext::Args& a) {
           "-bucket", std::to_string(a.bucket), "-minn", std::to_string(a.minn),
           "-maxn", std::to_string(a.maxn), "-dsub", std::to_string(a.dsub),
           "-loss", a.lossToString(a.loss)};
-}
-
-// fastText reports progress on std::cerr (from its training threads at -verbose 2, which it
-// needs to keep its loss current, and from autotune's timer); the harness writes its own
-// progress lines to C stderr, which this leaves alone.
-class QuietCerr {
- public:
-  QuietCerr() : old_(std::cerr.rdbuf(&null_)) {}
-  ~QuietCerr() { std::cerr.rdbuf(old_); }
-  QuietCerr(const QuietCerr&) = delete;
-  QuietCerr& operator=(const QuietCerr&) = delete;
-
- private:
-  class Null : public std::streambuf {
-   protected:
-    int overflow(int c) override { return traits_type::not_eof(c); }
-    std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
-  };
-  Null null_;
-  std::streambuf* old_;
-};
-
-// Turns fastText's training callback (every 64 lines of every training thread) into the
-// harness's pauses. When fastText's progress crosses the next planned point, the first
-// thread to see it asks for a pause; each thread that calls the callback then parks; when
-// all `threads` are parked, the last one to arrive calls the plan (the harness stops its
-// clock inside) and then releases the others. A parked thread stops waiting when training
-// has ended without it (a thread that has left fastText's loop never calls back: then the
-// pause is dropped, the final one covers it) or after kMaxWait (then no more pauses are
-// taken). An exception from the plan aborts fastText's training and is rethrown by Rethrow();
-// nothing escapes a training thread.
-class PauseBarrier {
- public:
-  PauseBarrier(const PausePlan& plan, FastTextModel& model, int threads, int64_t epochs,
-               uint64_t rows, std::function<void()> before_pause)
-      : plan_(plan), model_(model), threads_(std::max(threads, 1)), epochs_(epochs), rows_(rows),
-        before_pause_(std::move(before_pause)) {
-    const int64_t per_epoch = plan.per_epoch;
-    const int64_t points = per_epoch == 0 ? epochs : per_epoch * epochs;
-    for (int64_t j = 1; j < points; ++j) {
-      const double at = static_cast<double>(j) / static_cast<double>(points);
-      const bool epoch_end = per_epoch == 0 || j % per_epoch == 0;
-      if (at > kLastPausePoint) break;
-      points_.push_back({at, epoch_end, per_epoch == 0 ? j : j / per_epoch});
-    }
-  }
-
-  fasttext::FastText::TrainCallback Callback() {
-    if (!plan_.pause || points_.empty()) return {};
-    return [this](float progress, float loss, double wst, double lr, int64_t) {
-      OnCallback(progress, loss, wst, lr);
-    };
-  }
-
-  // The pause that ends training, on the calling thread once fastText's threads are done.
-  void Finish() {
-    Pause(1.0, true, epochs_, model_.Loss(), {});
-  }
-
-  void Rethrow() {
-    if (error_) std::rethrow_exception(error_);
-  }
-
-  double paused_seconds() const { return paused_seconds_; }
-
-  std::string Summary() const {
-    std::string s = fmt::format("{} of {} planned pauses taken", taken_, points_.size() + 1);
-    if (dropped_ > 0) s += fmt::format(", {} dropped (training ended first)", dropped_);
-    if (gave_up_) s += fmt::format(", gave up after waiting {} s for every thread to park", kMaxWait.count());
-    return s;
-  }
-
- private:
-  struct Point {
-    double at;
-    bool epoch_end;
-    int64_t epoch;  // the whole epochs done at this point
-  };
-
-  void OnCallback(float progress, float loss, double wst, double lr) noexcept {
-    try {
-      std::unique_lock<std::mutex> lock(mu_);
-      if (error_ || gave_up_) return;
-      if (!requested_) {
-        if (next_ >= points_.size() || progress < points_[next_].at) return;
-        requested_ = true;
-        requested_at_ = Clock::now();
-      }
-      const uint64_t generation = generation_;
-      if (++parked_ == threads_) {
-        Lead(lock, loss, wst, lr);
-        return;
-      }
-      while (generation_ == generation) {
-        cv_.wait_for(lock, kPoll);
-        if (generation_ != generation || leading_) continue;
-        if (model_.Stopped()) {
-          dropped_ += points_.size() - next_;
-          next_ = points_.size();
-          Release();
-        } else if (Clock::now() - requested_at_ > kMaxWait) {
-          gave_up_ = true;
-          Release();
-        }
-      }
-    } catch (...) {
-      Fail(std::current_exception());
-    }
-  }
-
-  // Every thread is parked: consume the points crossed, pause, release.
-  void Lead(std::unique_lock<std::mutex>& lock, float loss, double wst, double lr) {
-    leading_ = true;
-    const double fraction = std::max(model_.TrainedFraction(), points_[next_].at);
-    bool epoch_end = false;
-    int64_t epoch = 0;
-    while (next_ < points_.size() && points_[next_].at <= fraction) {
-      epoch_end |= points_[next_].epoch_end;
-      if (points_[next_].epoch_end) epoch = points_[next_].epoch;
-      ++next_;
-    }
-    lock.unlock();
-    try {
-      Pause(fraction, epoch_end, epoch, loss,
-            {{"fasttext_lr", lr}, {"fasttext_words_per_second_per_thread", wst}});
-    } catch (...) {
-      Fail(std::current_exception());
-    }
-    lock.lock();
-    leading_ = false;
-    Release();
-  }
-
-  void Release() {
-    requested_ = false;
-    parked_ = 0;
-    ++generation_;
-    cv_.notify_all();
-  }
-
-  // Called without mu_ held.
-  void Fail(std::exception_ptr error) noexcept {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!error_) error_ = error;
-    }
-    if (!aborted_.exchange(true)) model_.abort();  // every thread leaves fastText's loop
-  }
-
-  // Runs the plan; called by one thread at a time (the leader, or the caller of Finish).
-  void Pause(double fraction, bool epoch_end, int64_t epoch, float loss,
-             std::map<std::string, double> details) {
-    if (!plan_.pause) return;
-    if (before_pause_) before_pause_();
-    Progress p;
-    p.epoch = std::max(last_epoch_, fraction * static_cast<double>(epochs_));
-    last_epoch_ = p.epoch;
-    // Samples since the previous epoch end, as the other learners count them, so that the
-    // epoch ends add up to rows x epochs.
-    const auto done = epoch_end ? static_cast<uint64_t>(epoch) * rows_
-                                : static_cast<uint64_t>(std::llround(p.epoch * static_cast<double>(rows_)));
-    p.samples = done > reported_samples_ ? done - reported_samples_ : 0;
-    if (epoch_end) reported_samples_ += p.samples;
-    p.mean_loss = loss >= 0 ? loss : NAN;
-    p.epoch_end = epoch_end;
-    if (epoch_end) p.details = std::move(details);
-    const Clock::time_point start = Clock::now();
-    ++taken_;
-    plan_(p);
-    paused_seconds_ += Seconds(start);
-  }
-
-  const PausePlan& plan_;
-  FastTextModel& model_;
-  const int threads_;
-  const int64_t epochs_;
-  const uint64_t rows_;
-  std::function<void()> before_pause_;
-  std::vector<Point> points_;
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  size_t next_ = 0;  // the next point not yet consumed
-  bool requested_ = false, leading_ = false, gave_up_ = false;
-  int parked_ = 0;
-  uint64_t generation_ = 0;
-  Clock::time_point requested_at_;
-  size_t dropped_ = 0;
-
-  std::exception_ptr error_;  // under mu_ while training threads run
-  std::atomic<bool> aborted_{false};
-
-  // Touched by the pausing thread only.
-  double last_epoch_ = 0;
-  uint64_t reported_samples_ = 0;
-  size_t taken_ = 0;
-  double paused_seconds_ = 0;
-};
-
-// Trains `model` with `args`, pausing as `plan` asks; returns the barrier's account.
-struct PausedTraining {
-  double paused_seconds = 0;
-  std::string summary;
-};
-
-PausedTraining TrainWithPauses(FastTextModel& model, const fasttext::Args& args, const PausePlan& plan,
-                               uint64_t rows, const std::function<void()>& before_pause) {
-  PauseBarrier barrier(plan, model, args.thread, args.epoch, rows, before_pause);
-  try {
-    const QuietCerr quiet;
-    model.train(args, barrier.Callback());
-  } catch (const fasttext::FastText::AbortError&) {
-    barrier.Rethrow();  // the plan's exception, when the barrier aborted training for it
-    throw;
-  }
-  barrier.Rethrow();
-  barrier.Finish();
-  return {barrier.paused_seconds(), barrier.Summary()};
-}
-
-fs::path StagingParent() {
-  std::error_code error;
-  const fs::path shm = "/dev/shm";
-  if (fs::is_directory(shm, error) && access(shm.c_str(), W_OK) == 0) return shm;
-  return fs::temp_directory_path();
-}
-
-constexpr std::string_view kStagingPrefix = "sparsebench-fasttext-";
-
-// A staging directory is named after its process ("sparsebench-fasttext-<pid>-XXXXXX"). A
-// process killed by a matrix's time limit cannot remove its own, and under /dev/shm it
-// would hold memory until reboot: remove those of processes that no longer exist.
-void RemoveStaleStaging(const fs::path& parent) {
-  std::error_code error;
-  for (fs::directory_iterator it(parent, error), end; !error && it != end; it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (!name.starts_with(kStagingPrefix)) continue;
-    const std::string rest = name.substr(kStagingPrefix.size());
-    const size_t dash = rest.find('-');
-    if (dash == std::string::npos || dash == 0) continue;
-    pid_t pid = 0;
-    const auto [stop, parsed] = std::from_chars(rest.data(), rest.data() + dash, pid);
-    if (parsed != std::errc() || stop != rest.data() + dash || pid <= 0) continue;
-    if (kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
-    std::error_code ignored;
-    fs::remove_all(it->path(), ignored);
-  }
 }
 
 }  // namespace
@@ -498,8 +221,8 @@ void FastTextLearner::Stage(const Dataset& train) {
   const FastTextRows format = RowFormat(true);
   auto write = [&](const fs::path& parent) {
     auto staged = std::make_unique<Staged>();
-    RemoveStaleStaging(parent);
-    staged->dir = std::make_unique<TempDir>(parent, fmt::format("{}{}-", kStagingPrefix, getpid()));
+    RemoveStaleFastTextStaging(parent);
+    staged->dir = std::make_unique<TempDir>(parent, fmt::format("{}{}-", kFastTextStagingPrefix, getpid()));
     staged->train_file = staged->dir->path() / "train.txt";
     staged->rows = shuffled.size();
     WriteFastTextRows(train, shuffled, format, staged->train_file);
@@ -512,7 +235,7 @@ void FastTextLearner::Stage(const Dataset& train) {
     }
     return staged;
   };
-  const fs::path parent = StagingParent();
+  const fs::path parent = FastTextStagingParent();
   try {
     staged_ = write(parent);
   } catch (const std::exception&) {

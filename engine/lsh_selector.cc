@@ -80,7 +80,7 @@ class LshSelector : public NeuronSelector {
           floats = chunk;
         } else {
           converted.resize(size_t{count} * dim);
-          for (size_t i = 0; i < converted.size(); ++i) converted[i] = FromBf16(chunk[i]);
+          WidenBf16(chunk, converted.size(), converted.data());
           floats = converted.data();
         }
         family_->HashRows(floats, count, dim, codes_.data() + first, rows, scratch);

@@ -28,12 +28,13 @@ void LshTables::BuildTable(std::span<const uint32_t> codes, uint32_t rows, uint3
   const uint32_t range = 1u << range_bits_;
   const uint32_t* table_codes = codes.data() + size_t{table} * rows;
   Table& t = tables_[table];
+  // Counting sort: offsets[b] counts bucket b, then becomes its end, then (filled from the
+  // last row down) its start; ids stay ascending within a bucket.
   t.offsets.assign(size_t{range} + 1, 0);
-  for (uint32_t r = 0; r < rows; ++r) ++t.offsets[BucketOf(table, table_codes[r]) + 1];
-  for (uint32_t b = 0; b < range; ++b) t.offsets[b + 1] += t.offsets[b];
-  t.next.assign(t.offsets.begin(), t.offsets.end() - 1);
+  for (uint32_t r = 0; r < rows; ++r) ++t.offsets[BucketOf(table, table_codes[r])];
+  for (uint32_t b = 1; b <= range; ++b) t.offsets[b] += t.offsets[b - 1];
   t.ids.resize(rows);
-  for (uint32_t r = 0; r < rows; ++r) t.ids[t.next[BucketOf(table, table_codes[r])]++] = r;
+  for (uint32_t r = rows; r-- > 0;) t.ids[--t.offsets[BucketOf(table, table_codes[r])]] = r;
   Rng rng(MixSeed(seed, table));
   for (uint32_t b = 0; b < range; ++b) {
     const uint32_t size = t.offsets[b + 1] - t.offsets[b];

@@ -33,7 +33,6 @@ class LshTables {
   struct Table {
     std::vector<uint32_t> offsets;
     std::vector<uint32_t> ids;
-    std::vector<uint32_t> next;  // build buffer: each bucket's next free place
   };
   uint32_t BucketOf(uint32_t table, uint32_t code) const;
   void BuildTable(std::span<const uint32_t> codes, uint32_t rows, uint32_t table, uint32_t capacity,

@@ -184,7 +184,7 @@ void SaveModel(const std::string& path, const std::string& spec, const ModelMeta
   w.Floats(network.input.bias);
   if (network.output.bf16_weights()) {
     FloatVector weights(network.output.w16.size());
-    for (size_t i = 0; i < weights.size(); ++i) weights[i] = FromBf16(network.output.w16[i]);
+    WidenBf16(network.output.w16.data(), weights.size(), weights.data());
     w.Floats(weights);
   } else {
     w.Floats(network.output.w);

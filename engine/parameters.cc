@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <type_traits>
 
@@ -29,8 +30,7 @@ void Parameters::CopyRow(uint32_t r, float* out) const {
     std::copy_n(row(r), dim, out);
     return;
   }
-  const uint16_t* in = row16(r);
-  for (uint32_t j = 0; j < dim; ++j) out[j] = FromBf16(in[j]);
+  WidenBf16(row16(r), dim, out);
 }
 
 void Parameters::UseBf16Weights() {
@@ -43,7 +43,7 @@ void Parameters::UseBf16Weights() {
 void Parameters::UseFp32Weights() {
   if (!bf16_weights()) return;
   w.resize(w16.size());
-  for (size_t i = 0; i < w16.size(); ++i) w[i] = FromBf16(w16[i]);
+  WidenBf16(w16.data(), w16.size(), w.data());
   Bf16Vector().swap(w16);
 }
 
@@ -70,6 +70,7 @@ void Parameters::UseBf16Moments() {
 // Chunks of weights draw from their own seeded streams, so the weights are the same whatever
 // the thread count (a 670K-wide layer is 86M draws: worth both cores).
 void Parameters::Initialize(uint64_t seed, double fan_in, double fan_out) {
+  assert(!bf16_weights() && "initialize fp32 weights, then convert");
   constexpr size_t kChunk = size_t{1} << 16;  // even, so a chunk never splits a Box-Muller pair
   const double stddev = std::sqrt(2.0 / (fan_in + fan_out));
   const auto chunks = static_cast<int64_t>((w.size() + kChunk - 1) / kChunk);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "engine/aligned.h"
@@ -59,6 +60,12 @@ struct AdamStep {
   uint32_t noise_seed;  // of this step's stochastic rounding
   AdamStep(const AdamConfig& config, uint64_t step);
   void Apply(const float* grad, float* w, float* m, float* v, size_t n) const;
+  // One weight (a bias): the same arithmetic as Apply, inline.
+  void ApplyOne(float grad, float& w, float& m, float& v) const {
+    m = beta1 * m + (1.0f - beta1) * grad;
+    v = beta2 * v + (1.0f - beta2) * grad * grad;
+    w -= step_size * m / (std::sqrt(v) * inv_sqrt_correction2 + epsilon);
+  }
   void Apply(const float* grad, float* w, uint16_t* m, uint16_t* v, size_t n) const;
   // bf16 weights: each new weight rounds up with probability equal to its distance from the
   // bf16 below, so updates smaller than a bf16 step still move it on average. `noise` seeds

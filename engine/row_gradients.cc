@@ -123,9 +123,10 @@ void RowGradients::ApplyAdam(Parameters& params, const float* vectors, bool row_
     FloatVector grad(dim);
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < unique; ++i) {
-      std::fill(grad.begin(), grad.end(), 0.0f);
-      float bias_grad = 0;
-      for (uint32_t e = offsets_[i]; e < offsets_[i + 1]; ++e) {
+      const Entry& first = entries_[offsets_[i]];  // a listed row has at least one entry
+      Scale(first.coeff, vectors + size_t{first.slot} * dim, grad.data(), dim);
+      float bias_grad = first.coeff;
+      for (uint32_t e = offsets_[i] + 1; e < offsets_[i + 1]; ++e) {
         Axpy(entries_[e].coeff, vectors + size_t{entries_[e].slot} * dim, grad.data(), dim);
         bias_grad += entries_[e].coeff;
       }
@@ -141,7 +142,7 @@ void RowGradients::ApplyAdam(Parameters& params, const float* vectors, bool row_
       } else {
         step.Apply(grad.data(), params.w.data() + at, params.m.data() + at, params.v.data() + at, dim);
       }
-      if (row_bias) step.Apply(&bias_grad, &params.bias[r], &params.bias_m[r], &params.bias_v[r], 1);
+      if (row_bias) step.ApplyOne(bias_grad, params.bias[r], params.bias_m[r], params.bias_v[r]);
     }
   }
 }

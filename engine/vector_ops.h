@@ -10,6 +10,10 @@ namespace sparsebench {
 
 // bf16 is stored as the upper half of an fp32 (uint16_t).
 inline float FromBf16(uint16_t b) { return std::bit_cast<float>(uint32_t{b} << 16); }
+inline void WidenBf16(const uint16_t* __restrict in, size_t n, float* __restrict out) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) out[i] = FromBf16(in[i]);
+}
 inline uint16_t ToBf16(float f) {  // round to nearest even
   uint32_t u = std::bit_cast<uint32_t>(f);
   u += 0x7fffu + ((u >> 16) & 1u);
@@ -44,6 +48,11 @@ inline void Axpy(float alpha, const float* __restrict x, float* __restrict y, si
 // e^x for x in [-87, 88] without a library call, so loops over it vectorise: 2^n times a
 // degree-7 polynomial for 2^f, f in [-1/2, 1/2]; relative error below 3e-7. Below -87 it
 // returns about e^-87 (softmax terms that small do not matter next to the maximum's 1).
+inline void Scale(float alpha, const float* __restrict x, float* __restrict y, size_t n) {
+#pragma omp simd
+  for (size_t i = 0; i < n; ++i) y[i] = alpha * x[i];
+}
+
 inline float Exp(float x) {
   const float t = std::max(x, -87.0f) * 1.44269504088896341f;  // x / ln 2
   const float n = std::nearbyint(t);
