@@ -7,65 +7,15 @@
 #include <numeric>
 
 #include "datasets/random.h"
+#include "engine/dwta_block.h"
 #include "engine/engine_error.h"
+#include "engine/transpose.h"
 
 namespace sparsebench {
 
 namespace {
 
-// One vector of the compiler's own (16 lanes: a block's rows) per quantity; the compiler maps
-// it onto the target's SIMD registers (or splits it where they are narrower).
-using Floats = float __attribute__((vector_size(64)));
-using Ints = int32_t __attribute__((vector_size(64)));
-static_assert(sizeof(Floats) / sizeof(float) == 16);
-
-// One stage of a 16 x 16 transpose: vectors i and i + K swap their K-lane halves.
-template <int K>
-void Butterfly(Floats* x) {
-  for (int i = 0; i < 16; ++i) {
-    if (i & K) continue;
-    const Floats a = x[i], b = x[i + K];
-    if constexpr (K == 8) {
-      x[i] = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
-      x[i + K] = __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29,
-                                         30, 31);
-    } else if constexpr (K == 4) {
-      x[i] =
-          __builtin_shufflevector(a, b, 0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
-      x[i + K] =
-          __builtin_shufflevector(a, b, 4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-    } else if constexpr (K == 2) {
-      x[i] =
-          __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29);
-      x[i + K] =
-          __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
-    } else {
-      x[i] =
-          __builtin_shufflevector(a, b, 0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
-      x[i + K] =
-          __builtin_shufflevector(a, b, 1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31);
-    }
-  }
-}
-
-// Coordinates c0 .. c0 + 15 of `count` (at most 16) rows into columns[c * 16 + row]; missing
-// rows are zeros.
-void TransposeTile(const float* rows, size_t stride, uint32_t count, uint32_t c0, float* columns) {
-  Floats x[16];
-  for (uint32_t r = 0; r < 16; ++r) {
-    if (r < count) {
-      std::memcpy(&x[r], rows + r * stride + c0, sizeof(Floats));
-    } else {
-      x[r] = Floats{};
-    }
-  }
-  Butterfly<8>(x);
-  Butterfly<4>(x);
-  Butterfly<2>(x);
-  Butterfly<1>(x);
-  for (uint32_t i = 0; i < 16; ++i)
-    std::memcpy(columns + size_t{c0 + i} * 16, &x[i], sizeof(Floats));
-}
+using Ints = int32_t __attribute__((vector_size(64)));  // 16 lanes: a block's rows
 
 }  // namespace
 
@@ -205,49 +155,25 @@ void DwtaHash::HashBlock(const float* rows, uint32_t count, size_t stride, uint3
   scratch.floats.resize(size_t{dim} * kBlock);
   float* columns = scratch.floats.data();
   uint32_t c = 0;
-  for (; c + kBlock <= dim; c += kBlock) TransposeTile(rows, stride, count, c, columns);
+  for (; c + kBlock <= dim; c += kBlock) TransposeTile(rows + c, stride, count, columns + size_t{c} * kBlock);
   for (; c < dim; ++c) {
     for (uint32_t r = 0; r < kBlock; ++r)
       columns[c * kBlock + r] = r < count ? rows[r * stride + c] : 0.0f;
   }
   scratch.ints.resize(size_t{bins} * kBlock);
   uint32_t* winners = scratch.ints.data();
-  auto load = [&](uint32_t position) {
-    Floats x;
-    std::memcpy(&x, columns + size_t{position} * kBlock, sizeof x);
-    return x;
-  };
-  Ints empty = {};
-  for (uint32_t b = 0; b < bins; ++b) {
-    Floats best = load(positions_[b]);
-    Ints win = {}, nonzero = best != 0.0f;
-    for (uint32_t j = 1; j < size; ++j) {
-      const Floats x = load(positions_[size_t{j} * bins + b]);
-      const Ints better = x > best;
-      win = better ? static_cast<int32_t>(j) + Ints{} : win;
-      best = better ? x : best;
-      nonzero |= x != 0.0f;
-    }
-    std::memcpy(winners + size_t{b} * kBlock, &win, sizeof win);
-    empty |= nonzero == 0;
-  }
-  for (uint32_t t = 0; t < params_.tables; ++t) {
-    uint32_t code[kBlock] = {};
-    for (uint32_t k = 0; k < params_.k; ++k) {
-      const uint32_t* w = winners + size_t{t * params_.k + k} * kBlock;
-#pragma omp simd
-      for (uint32_t r = 0; r < kBlock; ++r) code[r] = (code[r] << bits_per_hash_) | w[r];
-    }
-    for (uint32_t r = 0; r < count; ++r) codes[t * codes_stride + r] = code[r];
-  }
-  std::vector<uint32_t> row_codes;
+  const Ints empty = BlockWinners<Floats, Ints>(columns, positions_, bins, size, winners);
+  BlockCodes<kBlock>(winners, params_.tables, params_.k, bits_per_hash_, count, codes, codes_stride);
   for (uint32_t r = 0; r < count; ++r) {
-    if (empty[r] == 0) continue;
-    row_codes.resize(params_.tables);
-    HashScratch one;
-    Hash(std::span(rows + r * stride, dim), row_codes, one);
-    for (uint32_t t = 0; t < params_.tables; ++t) codes[t * codes_stride + r] = row_codes[t];
+    if (empty[r] != 0) HashOneRow(std::span(rows + r * stride, dim), codes + r, codes_stride);
   }
+}
+
+void DwtaHash::HashOneRow(std::span<const float> row, uint32_t* codes, size_t codes_stride) const {
+  std::vector<uint32_t> row_codes(params_.tables);
+  HashScratch one;
+  Hash(row, row_codes, one);
+  for (uint32_t t = 0; t < params_.tables; ++t) codes[t * codes_stride] = row_codes[t];
 }
 
 std::string DwtaHash::Describe() const {

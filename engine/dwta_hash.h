@@ -21,6 +21,9 @@ class DwtaHash : public HashFamily {
                   HashScratch& scratch) const override;
   void HashRows(const float* rows, uint32_t count, size_t stride, uint32_t* codes, size_t codes_stride,
                 HashScratch& scratch) const override;
+  // bf16 rows in blocks of 32 (dwta_hash_bf16.cc).
+  void HashRows(const uint16_t* rows, uint32_t count, size_t stride, uint32_t* codes, size_t codes_stride,
+                HashScratch& scratch) const override;
   std::string Describe() const override;
 
  private:
@@ -35,6 +38,11 @@ class DwtaHash : public HashFamily {
   void Winners(std::span<const float> x, HashScratch& scratch) const;
   void HashBlock(const float* rows, uint32_t count, size_t stride, uint32_t* codes, size_t codes_stride,
                  HashScratch& scratch) const;
+  static constexpr uint32_t kBf16Block = 32;
+  void HashBf16Block(const uint16_t* rows, uint32_t count, size_t stride, uint32_t* codes,
+                     size_t codes_stride, HashScratch& scratch) const;
+  // The one-row path, for a row with a bin of zeros only (it needs the densification probes).
+  void HashOneRow(std::span<const float> row, uint32_t* codes, size_t codes_stride) const;
 };
 
 }  // namespace sparsebench

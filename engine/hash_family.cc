@@ -6,6 +6,7 @@
 #include "engine/dwta_hash.h"
 #include "engine/engine_error.h"
 #include "engine/srp_hash.h"
+#include "engine/vector_ops.h"
 
 namespace sparsebench {
 
@@ -15,6 +16,16 @@ void HashFamily::HashRows(const float* rows, uint32_t count, size_t stride, uint
   for (uint32_t r = 0; r < count; ++r) {
     Hash(std::span(rows + r * stride, dim()), row_codes, scratch);
     for (uint32_t t = 0; t < tables(); ++t) codes[t * codes_stride + r] = row_codes[t];
+  }
+}
+
+void HashFamily::HashRows(const uint16_t* rows, uint32_t count, size_t stride, uint32_t* codes,
+                          size_t codes_stride, HashScratch& scratch) const {
+  std::vector<float>& row = scratch.row;
+  row.resize(dim());
+  for (uint32_t r = 0; r < count; ++r) {
+    WidenBf16(rows + r * stride, dim(), row.data());
+    HashRows(row.data(), 1, dim(), codes + r, codes_stride, scratch);
   }
 }
 

@@ -24,6 +24,9 @@ struct HashScratch {
   std::vector<float> floats;
   std::vector<uint32_t> ints;
   std::vector<const float*> columns;
+  std::vector<float> row;        // one bf16 row widened
+  std::vector<int16_t> keys;     // DWTA: a transposed block of bf16 rows as ordered keys
+  std::vector<int16_t> winners;  // DWTA: that block's winners
 };
 
 // Locality-sensitive hash: maps a dense vector to one code per table. Codes are the K
@@ -47,6 +50,9 @@ class HashFamily {
   // code in table t goes to codes[t * codes_stride + r]. The same codes as Hash row by row;
   // families may override it with a faster pass over blocks of rows.
   virtual void HashRows(const float* rows, uint32_t count, size_t stride, uint32_t* codes,
+                        size_t codes_stride, HashScratch& scratch) const;
+  // The same for bf16 rows (the upper halves of floats): the codes of their float values.
+  virtual void HashRows(const uint16_t* rows, uint32_t count, size_t stride, uint32_t* codes,
                         size_t codes_stride, HashScratch& scratch) const;
   virtual std::string Describe() const = 0;
 };

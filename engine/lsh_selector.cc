@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 
 #include "engine/lsh_tables.h"
 #include "engine/selectors.h"
-#include "engine/vector_ops.h"
 
 namespace sparsebench {
 namespace {
@@ -59,7 +57,7 @@ class LshSelector : public NeuronSelector {
   size_t bytes() const override { return tables_.bytes() + codes_.size() * sizeof(uint32_t); }
 
  private:
-  // Hashes every row (bf16 rows converted a chunk at a time), then builds the tables.
+  // Hashes every row, a chunk of rows per task, then builds the tables.
   template <typename Weight>
   void HashAndBuild(const Weight* weights, uint32_t rows, uint32_t dim, int threads) {
     const uint32_t tables = family_->tables();
@@ -69,21 +67,11 @@ class LshSelector : public NeuronSelector {
 #pragma omp parallel num_threads(threads)
     {
       HashScratch scratch;
-      FloatVector converted;
 #pragma omp for schedule(static)
       for (int64_t c = 0; c < chunks; ++c) {
         const uint32_t first = static_cast<uint32_t>(c) * kChunk,
                        count = std::min(kChunk, rows - first);
-        const Weight* chunk = weights + size_t{first} * dim;
-        const float* floats;
-        if constexpr (std::is_same_v<Weight, float>) {
-          floats = chunk;
-        } else {
-          converted.resize(size_t{count} * dim);
-          WidenBf16(chunk, converted.size(), converted.data());
-          floats = converted.data();
-        }
-        family_->HashRows(floats, count, dim, codes_.data() + first, rows, scratch);
+        family_->HashRows(weights + size_t{first} * dim, count, dim, codes_.data() + first, rows, scratch);
       }
     }
     tables_.Build(codes_, rows, tables, family_->code_bits(), params_.range_bits, params_.capacity,

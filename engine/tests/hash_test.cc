@@ -7,6 +7,7 @@
 #include "engine/engine_error.h"
 #include "engine/hash_family.h"
 #include "engine/lsh_config.h"
+#include "engine/vector_ops.h"
 
 namespace sparsebench {
 namespace {
@@ -154,10 +155,10 @@ TEST(Dwta, SimilarVectorsCollideMoreThanRandomOnes) {
   EXPECT_GT(near, 3 * far);
 }
 
-// Rebuilds hash weight rows in blocks; the codes must be those of hashing row by row, for a
-// block count that is not a multiple of the block size and rows with all-zero bins.
+// Rebuilds hash weight rows (fp32 or bf16) in blocks; the codes must be those of hashing row by
+// row, for a block count that is not a multiple of the block size and rows with all-zero bins.
 TEST(HashFamily, RowsInBlocksHashLikeOneRowAtATime) {
-  for (const uint32_t dim : {64u, 40u})  // 40: DWTA's block transpose has a tail
+  for (const uint32_t dim : {64u, 40u, 33u})  // 40, 33: tails; 33: bf16 rows not in pairs
     for (const char* family : {"dwta", "srp", "fastsrp"}) {
       HashParams p;
       p.family = family;
@@ -174,13 +175,24 @@ TEST(HashFamily, RowsInBlocksHashLikeOneRowAtATime) {
           std::fill(x.begin(), x.begin() + 3 * dim / 4, 0.0f);  // bins with no nonzero
         rows.insert(rows.end(), x.begin(), x.end());
       }
-      std::vector<uint32_t> codes(size_t{kRows} * p.tables), one(p.tables);
+      std::vector<uint32_t> codes(size_t{kRows} * p.tables), codes16(codes.size()), one(p.tables);
       HashScratch scratch;
       hash->HashRows(rows.data(), kRows, p.dim, codes.data(), kRows, scratch);
+      // bf16 rows hash like the floats they stand for: ties (bf16 has 8 bits of mantissa),
+      // -0 against +0, negatives and a row shorter than a block included.
+      std::vector<uint16_t> rows16(rows.size());
+      for (size_t i = 0; i < rows.size(); ++i) rows16[i] = ToBf16(i % 7 == 3 ? -0.0f : rows[i]);
+      std::vector<float> widened(rows.size());
+      WidenBf16(rows16.data(), rows16.size(), widened.data());
+      hash->HashRows(rows16.data(), kRows, p.dim, codes16.data(), kRows, scratch);
       for (uint32_t r = 0; r < kRows; ++r) {
         hash->Hash(std::span(rows.data() + r * p.dim, p.dim), one, scratch);
         for (uint32_t t = 0; t < p.tables; ++t) {
           ASSERT_EQ(codes[t * kRows + r], one[t]) << family << " dim " << dim << " row " << r;
+        }
+        hash->Hash(std::span(widened.data() + r * p.dim, p.dim), one, scratch);
+        for (uint32_t t = 0; t < p.tables; ++t) {
+          ASSERT_EQ(codes16[t * kRows + r], one[t]) << family << " bf16, dim " << dim << " row " << r;
         }
       }
     }
