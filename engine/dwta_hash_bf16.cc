@@ -80,7 +80,7 @@ void DwtaHash::HashBf16Block(const uint16_t* rows, uint32_t count, size_t stride
   int16_t* winners = scratch.winners.data();
   const Shorts empty = BlockWinners<Shorts, Shorts>(keys, positions_, bins, size, winners);
   BlockCodes<kRows>(winners, params_.tables, params_.k, bits_per_hash_, count, codes, codes_stride);
-  std::vector<float> row;
+  std::vector<float>& row = scratch.row;
   for (uint32_t r = 0; r < count; ++r) {
     if (empty[r] == 0) continue;
     row.resize(dim);
