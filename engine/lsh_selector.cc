@@ -109,9 +109,7 @@ class LshSelector : public NeuronSelector {
   // Counts how many probed buckets return each neuron and keeps the most frequent ones (ties:
   // the first found), marking them.
   void SelectMostFrequent(size_t target, SelectorScratch& scratch, std::vector<uint32_t>& active) const {
-    size_t returned = 0;
-    for (std::span<const uint32_t> bucket : scratch.buckets) returned += bucket.size();
-    scratch.ClearCounts(returned);
+    scratch.ClearCounts();
     for (std::span<const uint32_t> bucket : scratch.buckets) {
       for (uint32_t id : bucket) {
         if (!scratch.Has(id)) scratch.Count(id);

@@ -24,7 +24,7 @@ class LshTables {
     const uint32_t b = BucketOf(table, code);
     return std::span(t.ids).subspan(t.offsets[b], std::min(t.offsets[b + 1] - t.offsets[b], capacity_));
   }
-  void PrefetchBucketStart(uint32_t table, uint32_t code) const {
+  [[gnu::always_inline]] void PrefetchBucketStart(uint32_t table, uint32_t code) const {
     __builtin_prefetch(tables_[table].offsets.data() + BucketOf(table, code));
   }
   size_t bytes() const;  // the tables themselves, not the build buffers

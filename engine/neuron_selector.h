@@ -26,11 +26,12 @@ struct SelectorParams {
 
 // Per-thread state for Select, reused across calls: a membership bitmap over the layer's
 // neurons (an eighth of a byte each, so it stays in cache even at millions of neurons; all
-// clear between selections) and a small open-addressing map that counts how often the
-// tables return a neuron.
+// clear between selections) and a count per neuron of how often the tables returned it (a
+// byte each, read and written at random: cheaper than hashing the ids into a small map).
 struct SelectorScratch {
+  static constexpr uint8_t kMaxCount = 255;  // counts stop here (a query of > 255 buckets)
   std::vector<uint64_t> member;
-  std::vector<uint32_t> slot_id, slot_count, used_slots;  // the counting map
+  std::vector<uint8_t> count;  // zero but for the neurons in `found`
   std::vector<uint32_t> codes, found, histogram;
   std::vector<std::span<const uint32_t>> buckets;
   HashScratch hash;
@@ -45,9 +46,14 @@ struct SelectorScratch {
   bool Has(uint32_t id) const { return (member[id >> 6] >> (id & 63)) & 1; }
   void Mark(uint32_t id) { member[id >> 6] |= uint64_t{1} << (id & 63); }
   // Counts one more sighting of `id`; its first sighting appends it to `found`.
-  void Count(uint32_t id);
-  uint32_t CountOf(uint32_t id) const;
-  void ClearCounts(size_t capacity_hint);
+  void Count(uint32_t id) {
+    uint8_t& c = count[id];
+    if (c == 0) found.push_back(id);
+    c += c < kMaxCount;
+  }
+  uint32_t CountOf(uint32_t id) const { return count[id]; }
+  // Zeroes the counts of the neurons found so far and empties `found`.
+  void ClearCounts();
 };
 
 // Chooses the active neurons of a sparse layer for one input.

@@ -34,13 +34,13 @@ float ForwardBackwardOn(const Network& net, RowOf row_of, const SparseRow& sampl
   std::fill(acc, acc + h_dim, 0.0f);
   float max_logit = -INFINITY, sum = 0;
   float e[kBlock];
-  for (size_t a = 0; a < std::min(kAhead, n); ++a) PrefetchBytes(row_of(active[a]), row_bytes);
+  for (size_t a = 0; a < std::min(kAhead, n); ++a) PrefetchBytesL2(row_of(active[a]), row_bytes);
   for (size_t begin = 0; begin < n; begin += kBlock) {
     const size_t size = std::min(kBlock, n - begin);
     float block_max = -INFINITY;
     for (size_t i = 0; i < size; ++i) {
       const size_t a = begin + i;
-      if (a + kAhead < n) PrefetchBytes(row_of(active[a + kAhead]), row_bytes);
+      if (a + kAhead < n) PrefetchBytesL2(row_of(active[a + kAhead]), row_bytes);
       z[a] = Dot(row_of(active[a]), hidden, h_dim) + net.output.bias[active[a]];
       block_max = std::max(block_max, z[a]);
     }

@@ -69,6 +69,28 @@ TEST(Selectors, TopFrequencyAndPaddingFillTheTarget) {
   EXPECT_EQ(active[0], 7u);
 }
 
+// The per-neuron counts behind top-frequency selection: first sightings listed once in
+// order, counts that stop at kMaxCount instead of wrapping (a query can probe more buckets),
+// and cleared for the next selection.
+TEST(SelectorScratch, CountsSightingsOnceListedAndSaturating) {
+  SelectorScratch scratch;
+  std::vector<uint32_t> active;
+  scratch.BeginWith(1000, {}, active);
+  scratch.ClearCounts();
+  for (int i = 0; i < 300; ++i) scratch.Count(999);
+  scratch.Count(4);
+  scratch.Count(999);
+  scratch.Count(4);
+  EXPECT_EQ(scratch.found, (std::vector<uint32_t>{999, 4}));
+  EXPECT_EQ(scratch.CountOf(999), SelectorScratch::kMaxCount);
+  EXPECT_EQ(scratch.CountOf(4), 2u);
+  EXPECT_EQ(scratch.CountOf(5), 0u);
+  scratch.ClearCounts();
+  EXPECT_TRUE(scratch.found.empty());
+  EXPECT_EQ(scratch.CountOf(999), 0u);
+  EXPECT_EQ(scratch.CountOf(4), 0u);
+}
+
 // Tables built from bf16 weight rows are the tables of the same values in fp32.
 TEST(Selectors, Bf16RowsIndexLikeTheirFp32Values) {
   const uint32_t rows = 3000, dim = 32;
