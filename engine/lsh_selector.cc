@@ -7,6 +7,7 @@
 
 #include "engine/lsh_tables.h"
 #include "engine/selectors.h"
+#include "engine/vector_ops.h"
 
 namespace sparsebench {
 namespace {
@@ -87,7 +88,7 @@ class LshSelector : public NeuronSelector {
     for (size_t i = 0; i < count; ++i) tables_.PrefetchBucketStart(static_cast<uint32_t>(i / per_table), scratch.codes[i]);
     for (size_t i = 0; i < count; ++i) {
       scratch.buckets[i] = tables_.Bucket(static_cast<uint32_t>(i / per_table), scratch.codes[i]);
-      __builtin_prefetch(scratch.buckets[i].data());
+      PrefetchBytesL2(scratch.buckets[i].data(), scratch.buckets[i].size_bytes());
     }
   }
 

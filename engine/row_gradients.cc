@@ -3,7 +3,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
+#include <utility>
 
 #include "engine/aligned.h"
 #include "engine/vector_ops.h"
@@ -11,84 +13,103 @@
 namespace sparsebench {
 
 RowGradients::RowGradients(uint32_t rows, uint32_t parts)
-    : parts_(std::max(1u, parts)),
+    : rows_count_(rows),
+      parts_(std::max(1u, parts)),
       scale_(rows == 0 ? 0 : (uint64_t{parts_} << 32) / rows),
-      count_(rows, 0),
-      start_(rows, 0),
-      rows_(rows),
-      offsets_(size_t{rows} + 1),
-      found_(parts_),
-      range_entries_(parts_) {}
+      part_(parts_) {}
 
 // The smallest row r with PartOf(r) >= part.
 uint32_t RowGradients::FirstRowOf(uint32_t part) const {
-  const auto rows = static_cast<uint32_t>(count_.size());
-  if (part >= parts_ || scale_ == 0) return rows;
+  if (part >= parts_ || scale_ == 0) return rows_count_;
   const uint64_t first = ((uint64_t{part} << 32) + scale_ - 1) / scale_;
-  return static_cast<uint32_t>(std::min<uint64_t>(first, rows));
+  return static_cast<uint32_t>(std::min<uint64_t>(first, rows_count_));
 }
 
 void RowGradients::Group(std::span<const std::vector<Contribution>* const> lists) {
-  size_t total = 0;
-  for (const auto* list : lists) total += list->size();
-  entries_.resize(total);
-  for (uint32_t p = 0; p < parts_; ++p) found_[p].reserve(FirstRowOf(p + 1) - FirstRowOf(p));
   const auto count = static_cast<int64_t>(parts_);
-#pragma omp parallel num_threads(static_cast <int>(parts_))
-  {
-#pragma omp for schedule(static)
-    for (int64_t p = 0; p < count; ++p) {
-      const auto part = static_cast<uint32_t>(p);
-      CountPart(lists, part, found_[part]);
-      range_entries_[part] = 0;
-      for (uint32_t r : found_[part]) range_entries_[part] += count_[r];
-    }
-#pragma omp for schedule(static)
-    for (int64_t p = 0; p < count; ++p) {
-      const auto part = static_cast<uint32_t>(p);
-      size_t row_at = 0, entry_at = 0;
-      for (uint32_t q = 0; q < part; ++q) row_at += found_[q].size(), entry_at += range_entries_[q];
-      PlacePart(lists, part, found_[part], row_at, static_cast<uint32_t>(entry_at));
-    }
-  }
+#pragma omp parallel for num_threads(static_cast <int>(parts_)) schedule(static)
+  for (int64_t p = 0; p < count; ++p) part_[p].rows = SortPart(lists, static_cast<uint32_t>(p));
+  size_t total = 0;
   unique_ = 0;
-  for (const auto& found : found_) unique_ += found.size();
-  offsets_[0] = 0;
+  for (const PartBuffers& part : part_) total += part.sorted.size(), unique_ += part.rows;
+  entries_.resize(total);
+  rows_.resize(unique_);
+  offsets_.resize(unique_ + 1);
+  offsets_[unique_] = static_cast<uint32_t>(total);
+#pragma omp parallel for num_threads(static_cast <int>(parts_)) schedule(static)
+  for (int64_t p = 0; p < count; ++p) {
+    size_t row_at = 0, entry_at = 0;
+    for (int64_t q = 0; q < p; ++q) row_at += part_[q].rows, entry_at += part_[q].sorted.size();
+    PlacePart(static_cast<uint32_t>(p), row_at, entry_at);
+  }
 }
 
-// Few rows: sort them; many: collect them by scanning the counts, which is cheaper.
-void RowGradients::CountPart(std::span<const std::vector<Contribution>* const> lists, uint32_t part,
-                             std::vector<uint32_t>& found) {
-  found.clear();
-  for (size_t i = part; i < lists.size(); i += parts_) {
-    for (const Contribution& c : *lists[i]) {
-      assert(PartOf(c.row) == part);
-      if (count_[c.row]++ == 0) found.push_back(c.row);
+namespace {
+
+constexpr uint32_t kMaxDigitBits = 11;  // a pass's counts (2^11) stay in L1
+
+// Visits the contributions of part `part`'s lists in order.
+template <typename Visit>
+void ForEachOfPart(std::span<const std::vector<Contribution>* const> lists, uint32_t part,
+                   uint32_t parts, Visit visit) {
+  for (size_t i = part; i < lists.size(); i += parts) {
+    for (const Contribution& c : *lists[i]) visit(c);
+  }
+}
+
+}  // namespace
+
+// LSD radix sort on row - first row of the range: as many passes of at most kMaxDigitBits
+// bits as the range needs, each stable, the first reading the lists themselves.
+size_t RowGradients::SortPart(std::span<const std::vector<Contribution>* const> lists,
+                              uint32_t part) {
+  PartBuffers& buffers = part_[part];
+  const uint32_t lo = FirstRowOf(part), span = FirstRowOf(part + 1) - lo;
+  const auto bits = static_cast<uint32_t>(std::bit_width(span > 0 ? span - 1 : 0u));
+  const uint32_t passes = std::max(1u, (bits + kMaxDigitBits - 1) / kMaxDigitBits);
+  const uint32_t digit = (bits + passes - 1) / passes, mask = (1u << digit) - 1;
+  buffers.counts.assign(size_t{passes} << digit, 0);
+  size_t n = 0;
+  ForEachOfPart(lists, part, parts_, [&](const Contribution& c) {
+    assert(PartOf(c.row) == part);
+    const uint32_t key = c.row - lo;
+    for (uint32_t p = 0; p < passes; ++p)
+      ++buffers.counts[(p << digit) + ((key >> (p * digit)) & mask)];
+    ++n;
+  });
+  for (uint32_t p = 0; p < passes; ++p) {
+    uint32_t* counts = buffers.counts.data() + (size_t{p} << digit);
+    uint32_t at = 0;
+    for (uint32_t d = 0; d <= mask; ++d) at += std::exchange(counts[d], at);
+  }
+  buffers.sorted.resize(n);
+  buffers.spare.resize(n);
+  // The last pass writes `sorted`.
+  std::vector<Contribution>* into = passes % 2 ? &buffers.sorted : &buffers.spare;
+  auto scatter = [&](const Contribution& c, uint32_t p) {
+    const uint32_t d = ((c.row - lo) >> (p * digit)) & mask;
+    (*into)[buffers.counts[(size_t{p} << digit) + d]++] = c;
+  };
+  ForEachOfPart(lists, part, parts_, [&](const Contribution& c) { scatter(c, 0); });
+  for (uint32_t p = 1; p < passes; ++p) {
+    std::vector<Contribution>* from = into;
+    into = from == &buffers.sorted ? &buffers.spare : &buffers.sorted;
+    for (const Contribution& c : *from) scatter(c, p);
+  }
+  size_t rows = 0;
+  for (size_t i = 0; i < n; ++i)
+    rows += i == 0 || buffers.sorted[i].row != buffers.sorted[i - 1].row;
+  return rows;
+}
+
+void RowGradients::PlacePart(uint32_t part, size_t row_at, size_t entry_at) {
+  const std::vector<Contribution>& sorted = part_[part].sorted;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i == 0 || sorted[i].row != sorted[i - 1].row) {
+      rows_[row_at] = sorted[i].row;
+      offsets_[row_at++] = static_cast<uint32_t>(entry_at + i);
     }
-  }
-  const uint32_t lo = FirstRowOf(part), hi = FirstRowOf(part + 1);
-  if (found.size() * 32 < hi - lo) {
-    std::sort(found.begin(), found.end());
-    return;
-  }
-  found.clear();
-  for (uint32_t r = lo; r < hi; ++r) {
-    if (count_[r] != 0) found.push_back(r);
-  }
-}
-
-void RowGradients::PlacePart(std::span<const std::vector<Contribution>* const> lists, uint32_t part,
-                             std::span<const uint32_t> found, size_t row_at, uint32_t entry_at) {
-  for (size_t i = 0; i < found.size(); ++i) {
-    const uint32_t r = found[i];
-    rows_[row_at + i] = r;
-    start_[r] = entry_at;
-    entry_at += count_[r];
-    offsets_[row_at + i + 1] = entry_at;
-    count_[r] = 0;
-  }
-  for (size_t i = part; i < lists.size(); i += parts_) {
-    for (const Contribution& c : *lists[i]) entries_[start_[c.row]++] = {c.slot, c.coeff};
+    entries_[entry_at + i] = {sorted[i].slot, sorted[i].coeff};
   }
 }
 

@@ -15,10 +15,11 @@ struct Contribution {
   float coeff;
 };
 
-// Groups a batch's contributions by row (a stable counting sort, so sums run in sample
-// order whatever the thread count) and applies Adam to the rows that received gradient
-// only: a batch costs what its active neurons cost, not the layer's width. Rows are visited
-// in ascending order, so the weights and moments stream through memory in one direction.
+// Groups a batch's contributions by row (a stable radix sort on the row, so sums run in
+// sample order whatever the thread count, and no array as wide as the layer is touched) and
+// applies Adam to the rows that received gradient only: a batch costs what its active
+// neurons cost, not the layer's width. Rows are visited in ascending order, so the weights and
+// moments stream through memory in one direction.
 class RowGradients {
  public:
   // `parts` ranges of rows, grouped in parallel, one thread each.
@@ -47,24 +48,25 @@ class RowGradients {
     float coeff;
   };
   uint32_t FirstRowOf(uint32_t part) const;
-  // One part's rows with gradient, ascending, into `found` (reserved for the whole range).
-  void CountPart(std::span<const std::vector<Contribution>* const> lists, uint32_t part,
-                 std::vector<uint32_t>& found);
+  // Sorts a part's contributions by row into sorted_[part]; returns how many rows they touch.
+  size_t SortPart(std::span<const std::vector<Contribution>* const> lists, uint32_t part);
   // Lays out a part's rows from position `row_at` of rows_ and entry `entry_at` on.
-  void PlacePart(std::span<const std::vector<Contribution>* const> lists, uint32_t part,
-                 std::span<const uint32_t> found, size_t row_at, uint32_t entry_at);
+  void PlacePart(uint32_t part, size_t row_at, size_t entry_at);
 
+  uint32_t rows_count_;
   uint32_t parts_;
   uint64_t scale_;  // PartOf(row) = row * scale_ / 2^32
 
-  std::vector<uint32_t> count_;    // per row: contributions this batch (zero between batches)
-  std::vector<uint32_t> start_;    // per row: where its entries go while grouping
   std::vector<uint32_t> rows_;     // rows with gradient, ascending (the first unique_)
   std::vector<uint32_t> offsets_;  // per row of rows_, into entries_
   std::vector<Entry> entries_;
   size_t unique_ = 0;
-  std::vector<std::vector<uint32_t>> found_;  // per range
-  std::vector<size_t> range_entries_;
+  struct PartBuffers {  // one range's sort, reused from batch to batch
+    std::vector<Contribution> sorted, spare;
+    std::vector<uint32_t> counts;
+    size_t rows = 0;
+  };
+  std::vector<PartBuffers> part_;
 };
 
 }  // namespace sparsebench

@@ -62,6 +62,7 @@ SelectorParams Resolved(uint32_t outputs) {
   p.top_frequency = true;
   p.lsh_share = 0.5;  // the engine's default share
   p.probes = SelectorParams::kAutoProbes;
+  p.capacity = 0;  // auto, as the engine resolves it
   ResolveLsh(p, outputs, (outputs + 199) / 200);
   return p;
 }
@@ -106,16 +107,51 @@ Network WithBf16Output(Network net) {
   return net;
 }
 
-// Hashing the article's output layer (670,091 rows of 128, bf16 as the engine trains it)
-// into the tables lsh=auto picks for it, and building them: one rebuild.
-void BM_RebuildWide(benchmark::State& state) {
+// The article's output layer: 670,091 rows of 128, bf16 as the engine trains it.
+const Network& WideBf16Layer() {
   static const Network net = WithBf16Output(Network({16, OutputLayer::kHidden, 670'091}, 7));
+  return net;
+}
+
+// Hashing the article's output layer into the tables lsh=auto picks for it, and building
+// them: one rebuild.
+void BM_RebuildWide(benchmark::State& state) {
+  const Network& net = WideBf16Layer();
   const SelectorParams p = Resolved(670'091);
   auto selector = MakeNeuronSelector(p, 670'091);
   for (auto _ : state) selector->RebuildFrom(net.output, 2);
   state.SetLabel(selector->Describe());
 }
 BENCHMARK(BM_RebuildWide)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One sample's selection at the article's width, from the tables lsh=auto picks for
+// `active` of the 670,091 neurons (336: the width sweep's count; 3,351: the article's share).
+// The queries change every time, so their buckets come from memory as they do in training.
+void BM_QueryTablesWide(benchmark::State& state) {
+  const auto target = static_cast<uint32_t>(state.range(0));
+  SelectorParams p;
+  p.top_frequency = true;
+  p.lsh_share = 0.5;
+  p.probes = SelectorParams::kAutoProbes;
+  p.capacity = 0;
+  ResolveLsh(p, 670'091, target);
+  auto selector = MakeNeuronSelector(p, 670'091);
+  selector->RebuildFrom(WideBf16Layer().output, 2);
+  std::vector<std::vector<float>> queries;
+  for (uint64_t q = 0; q < 4096; ++q)
+    queries.push_back(RandomVector(OutputLayer::kHidden, 100 + q, true));
+  SelectorScratch scratch;
+  Rng rng(3);
+  std::vector<uint32_t> active;
+  const std::vector<uint32_t> labels = {5, 70, 900};
+  size_t q = 0;
+  for (auto _ : state) {
+    selector->Select(queries[q++ % queries.size()], labels, target, scratch, rng, active);
+    benchmark::DoNotOptimize(active.data());
+  }
+  state.SetLabel(selector->Describe());
+}
+BENCHMARK(BM_QueryTablesWide)->Arg(336)->Arg(3351)->Unit(benchmark::kMicrosecond);
 
 // Forward and backward of one sample (76 features, 336 active outputs) through
 // 13,591 -> 128 -> 67,009.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <set>
 #include <vector>
 
@@ -12,23 +13,34 @@
 namespace sparsebench {
 namespace {
 
-constexpr uint32_t kRows = 1000, kDim = 8, kBatch = 16;
+constexpr uint32_t kBatch = 16;
+
+struct Case {
+  uint32_t per_sample;  // contributions a sample
+  uint32_t rows, dim;
+};
+
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.per_sample << " a sample over " << c.rows << " rows of " << c.dim;
+}
 
 // Three per-thread lists over a few hot rows and many cold ones, some rows never touched.
-std::vector<std::vector<Contribution>> MakeLists(uint32_t per_sample) {
+std::vector<std::vector<Contribution>> MakeLists(const Case& c) {
   Rng rng(7);
   std::vector<std::vector<Contribution>> lists(3);
   for (uint32_t slot = 0; slot < kBatch; ++slot) {
     auto& list = lists[slot * lists.size() / kBatch];
-    for (uint32_t a = 0; a < per_sample; ++a) {
-      const uint32_t row = a % 4 == 0 ? rng.Below(5) : rng.Below(kRows);
+    for (uint32_t a = 0; a < c.per_sample; ++a) {
+      const uint32_t row = a % 4 == 0 ? rng.Below(5) : rng.Below(c.rows);
       list.push_back({row, slot, static_cast<float>(rng.Uniform()) - 0.5f});
     }
   }
   return lists;
 }
 
-Parameters Trained(const std::vector<std::vector<Contribution>>& lists, int threads, size_t& unique) {
+Parameters Trained(const std::vector<std::vector<Contribution>>& lists, const Case& c, int threads,
+                   size_t& unique) {
+  const uint32_t kRows = c.rows, kDim = c.dim;
   Parameters params(kRows, kDim, kRows);
   params.Initialize(3, kDim, kRows);
   std::vector<float> vectors(kBatch * kDim);
@@ -52,7 +64,9 @@ Parameters Trained(const std::vector<std::vector<Contribution>>& lists, int thre
 }
 
 // The reference: each row's gradient summed contribution by contribution in list order.
-Parameters Reference(const std::vector<std::vector<Contribution>>& lists, size_t& unique) {
+Parameters Reference(const std::vector<std::vector<Contribution>>& lists, const Case& c,
+                     size_t& unique) {
+  const uint32_t kRows = c.rows, kDim = c.dim;
   Parameters params(kRows, kDim, kRows);
   params.Initialize(3, kDim, kRows);
   std::vector<float> vectors(kBatch * kDim);
@@ -81,28 +95,33 @@ Parameters Reference(const std::vector<std::vector<Contribution>>& lists, size_t
   return params;
 }
 
-class RowGradientsTest : public ::testing::TestWithParam<uint32_t> {};
+class RowGradientsTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(RowGradientsTest, EveryThreadCountMatchesThePlainSumBitForBit) {
-  const auto lists = MakeLists(GetParam());
+  const Case& c = GetParam();
+  const auto lists = MakeLists(c);
   size_t expected_unique = 0;
-  const Parameters expected = Reference(lists, expected_unique);
+  const Parameters expected = Reference(lists, c, expected_unique);
+  size_t one_unique = 0;
+  const Parameters one = Trained(lists, c, 1, one_unique);
   for (int threads : {1, 2, 3, 7, 13}) {
     size_t unique = 0;
-    const Parameters got = Trained(lists, threads, unique);
+    const Parameters got = Trained(lists, c, threads, unique);
     EXPECT_EQ(unique, expected_unique) << threads << " threads";
     for (size_t i = 0; i < got.w.size(); ++i) {
       ASSERT_NEAR(got.w[i], expected.w[i], 1e-6f) << "weight " << i << ", " << threads << " threads";
     }
-    for (size_t r = 0; r < kRows; ++r) ASSERT_NEAR(got.bias[r], expected.bias[r], 1e-6f) << "bias " << r;
-    size_t one_unique = 0;
-    const Parameters one = Trained(lists, 1, one_unique);
+    for (size_t r = 0; r < c.rows; ++r)
+      ASSERT_NEAR(got.bias[r], expected.bias[r], 1e-6f) << "bias " << r;
     EXPECT_EQ(got.w, one.w) << threads << " threads differ from one thread";
   }
 }
 
-// Few rows per batch take the sorting path, many the scanning path.
-INSTANTIATE_TEST_SUITE_P(FewAndMany, RowGradientsTest, ::testing::Values(2u, 200u));
+// Few and many contributions a row; ranges of rows sorted in one radix pass (1,000 rows), two
+// (100,000) and, on one thread, three (over 2^22 rows).
+INSTANTIATE_TEST_SUITE_P(FewAndMany, RowGradientsTest,
+                         ::testing::Values(Case{2, 1000, 8}, Case{200, 1000, 8},
+                                           Case{200, 100'000, 8}, Case{200, (1u << 22) + 5, 1}));
 
 }  // namespace
 }  // namespace sparsebench
