@@ -21,7 +21,9 @@ TextData SmallYelp(const testing::TempDir& dir) {
   synth.preset = "yelp";
   synth.scale = 0.005;
   const SynthSummary s = GenerateSynthetic(synth, dir.path());
-  return {ReadZhangCsv(s.train_path), ReadZhangCsv(s.test_path, {.num_labels = 2})};
+  TextReadOptions test_options;
+  test_options.num_labels = 2;
+  return {ReadZhangCsv(s.train_path), ReadZhangCsv(s.test_path, test_options)};
 }
 
 TrainOptions TwoThreads() {
