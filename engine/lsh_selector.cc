@@ -12,6 +12,21 @@
 namespace sparsebench {
 namespace {
 
+// histogram[c] = how many of `counts` are c (c <= most + 1). Four interleaved
+// partial histograms: most counts are equal, and one array would chain every increment to
+// the one before through memory.
+void CountHistogram(std::span<const uint8_t> counts, uint32_t most,
+                    std::vector<uint32_t>& histogram) {
+  constexpr size_t kWays = 4;
+  const size_t stride = size_t{most} + 2;
+  histogram.assign(kWays * stride, 0);
+  for (size_t i = 0; i < counts.size(); ++i) ++histogram[(i % kWays) * stride + counts[i]];
+  for (size_t way = 1; way < kWays; ++way) {
+    for (size_t c = 0; c < stride; ++c) histogram[c] += histogram[way * stride + c];
+  }
+  histogram.resize(stride);
+}
+
 class LshSelector : public NeuronSelector {
  public:
   LshSelector(const SelectorParams& params, uint32_t rows)
@@ -111,33 +126,37 @@ class LshSelector : public NeuronSelector {
   // the first found), marking them.
   void SelectMostFrequent(size_t target, SelectorScratch& scratch, std::vector<uint32_t>& active) const {
     scratch.ClearCounts();
-    for (std::span<const uint32_t> bucket : scratch.buckets) {
-      for (uint32_t id : bucket) {
-        if (!scratch.Has(id)) scratch.Count(id);
-      }
-    }
-    const std::vector<uint32_t>& found = scratch.found;
+    scratch.CountAll(scratch.buckets);
+    // The forced ids (all of active so far) are in already: a count of 0 leaves them out.
+    size_t forced_found = 0;
+    for (uint32_t id : active) forced_found += scratch.Uncount(id);
+    scratch.MoveCounts();
+    std::vector<uint32_t>& found = scratch.found;
+    const std::vector<uint8_t>& counts = scratch.found_count;
     const size_t need = target > active.size() ? target - active.size() : 0;
-    if (found.size() <= need) {
-      for (uint32_t id : found) scratch.Mark(id), active.push_back(id);
+    if (found.size() - forced_found <= need) {
+      for (size_t i = 0; i < found.size(); ++i) {
+        if (counts[i] > 0) scratch.Mark(found[i]), active.push_back(found[i]);
+      }
+      found.clear();  // counts are zero again
       return;
     }
     const auto most = static_cast<uint32_t>(scratch.buckets.size());
     std::vector<uint32_t>& histogram = scratch.histogram;
-    histogram.assign(most + 2, 0);
-    for (uint32_t id : found) ++histogram[scratch.CountOf(id)];
+    CountHistogram(counts, most, histogram);
     size_t above = 0;
     uint32_t threshold = most;  // take every neuron counted more often, and some counted this often
     for (; threshold > 1 && above + histogram[threshold] < need; --threshold) above += histogram[threshold];
     size_t at_threshold = need - above;
-    for (uint32_t id : found) {
-      const uint32_t c = scratch.CountOf(id);
+    for (size_t i = 0; i < found.size(); ++i) {
+      const uint32_t c = counts[i];
       if (c > threshold || (c == threshold && at_threshold > 0)) {
         at_threshold -= c == threshold;
-        scratch.Mark(id);
-        active.push_back(id);
+        scratch.Mark(found[i]);
+        active.push_back(found[i]);
       }
     }
+    found.clear();
   }
 
   SelectorParams params_;

@@ -18,7 +18,10 @@ void LshTables::Build(std::span<const uint32_t> codes, uint32_t rows, uint32_t t
   fold_ = range_bits != 0 && code_bits > range_bits;
   capacity_ = capacity;
   range_bits_ = fold_ ? range_bits : code_bits;
-  tables_.resize(tables);
+  rows_ = rows;
+  tables_ = tables;
+  offsets_.resize(size_t{tables} * ((size_t{1} << range_bits_) + 1));
+  ids_.resize(size_t{rows} * tables);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (uint32_t t = 0; t < tables; ++t) BuildTable(codes, rows, t, capacity, seed);
 }
@@ -27,27 +30,23 @@ void LshTables::BuildTable(std::span<const uint32_t> codes, uint32_t rows, uint3
                            uint32_t capacity, uint64_t seed) {
   const uint32_t range = 1u << range_bits_;
   const uint32_t* table_codes = codes.data() + size_t{table} * rows;
-  Table& t = tables_[table];
+  uint32_t* offsets = offsets_.data() + size_t{table} * (size_t{range} + 1);
+  uint32_t* ids = ids_.data() + size_t{table} * rows;
   // Counting sort: offsets[b] counts bucket b, then becomes its end, then (filled from the
   // last row down) its start; ids stay ascending within a bucket.
-  t.offsets.assign(size_t{range} + 1, 0);
-  for (uint32_t r = 0; r < rows; ++r) ++t.offsets[BucketOf(table, table_codes[r])];
-  for (uint32_t b = 1; b <= range; ++b) t.offsets[b] += t.offsets[b - 1];
-  t.ids.resize(rows);
-  for (uint32_t r = rows; r-- > 0;) t.ids[--t.offsets[BucketOf(table, table_codes[r])]] = r;
+  std::fill(offsets, offsets + range + 1, 0u);
+  for (uint32_t r = 0; r < rows; ++r) ++offsets[BucketOf(table, table_codes[r])];
+  for (uint32_t b = 1; b <= range; ++b) offsets[b] += offsets[b - 1];
+  for (uint32_t r = rows; r-- > 0;) ids[--offsets[BucketOf(table, table_codes[r])]] = r;
   Rng rng(MixSeed(seed, table));
   for (uint32_t b = 0; b < range; ++b) {
-    const uint32_t size = t.offsets[b + 1] - t.offsets[b];
+    const uint32_t size = offsets[b + 1] - offsets[b];
     if (size <= capacity) continue;
-    uint32_t* first = t.ids.data() + t.offsets[b];
+    uint32_t* first = ids + offsets[b];
     for (uint32_t i = 0; i < capacity; ++i) std::swap(first[i], first[i + rng.Below(size - i)]);
   }
 }
 
-size_t LshTables::bytes() const {
-  size_t total = 0;
-  for (const Table& t : tables_) total += (t.offsets.size() + t.ids.size()) * sizeof(uint32_t);
-  return total;
-}
+size_t LshTables::bytes() const { return (offsets_.size() + ids_.size()) * sizeof(uint32_t); }
 
 }  // namespace sparsebench

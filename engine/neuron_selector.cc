@@ -1,9 +1,11 @@
 #include "engine/neuron_selector.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "engine/engine_error.h"
 #include "engine/selectors.h"
+#include "engine/vector_ops.h"
 
 namespace sparsebench {
 
@@ -17,6 +19,37 @@ void SelectorScratch::BeginWith(uint32_t rows, std::span<const uint32_t> forced,
 
 void SelectorScratch::End(std::span<const uint32_t> active) {
   for (uint32_t id : active) member[id >> 6] = 0;  // whole words: cheaper than one bit each
+}
+
+void SelectorScratch::CountAll(std::span<const std::span<const uint32_t>> buckets) {
+  size_t sightings = 0;
+  for (std::span<const uint32_t> bucket : buckets) sightings += bucket.size();
+  const size_t listed = found.size();
+  found.resize(listed + sightings);
+  uint32_t* next = found.data() + listed;
+  constexpr size_t kIdsAhead = 16;  // buckets whose ids are fetched ahead of the one counted
+  for (size_t b = 0; b < std::min(kIdsAhead, buckets.size()); ++b)
+    PrefetchBytes(buckets[b].data(), buckets[b].size_bytes());
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    if (b + kIdsAhead < buckets.size())
+      PrefetchBytes(buckets[b + kIdsAhead].data(), buckets[b + kIdsAhead].size_bytes());
+    if (b + 1 < buckets.size()) {
+      for (uint32_t id : buckets[b + 1]) __builtin_prefetch(count.data() + id, 1);
+    }
+    for (uint32_t id : buckets[b]) {
+      uint8_t& c = count[id];
+      *next = id;
+      next += c == 0;
+      c += c < kMaxCount;
+    }
+  }
+  found.resize(static_cast<size_t>(next - found.data()));
+}
+
+void SelectorScratch::MoveCounts() {
+  found_count.resize(found.size());
+  for (size_t i = 0; i < found.size(); ++i)
+    found_count[i] = std::exchange(count[found[i]], uint8_t{0});
 }
 
 void SelectorScratch::ClearCounts() {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "datasets/random.h"
@@ -31,8 +32,9 @@ struct SelectorParams {
 struct SelectorScratch {
   static constexpr uint8_t kMaxCount = 255;  // counts stop here (a query of > 255 buckets)
   std::vector<uint64_t> member;
-  std::vector<uint8_t> count;  // zero but for the neurons in `found`
+  std::vector<uint8_t> count;  // zero but for the neurons in `found`, until MoveCounts
   std::vector<uint32_t> codes, found, histogram;
+  std::vector<uint8_t> found_count;  // found[i]'s count, after MoveCounts
   std::vector<std::span<const uint32_t>> buckets;
   HashScratch hash;
   // Inference: the tables fill every open place (random neurons explore during training
@@ -45,13 +47,17 @@ struct SelectorScratch {
   void End(std::span<const uint32_t> active);
   bool Has(uint32_t id) const { return (member[id >> 6] >> (id & 63)) & 1; }
   void Mark(uint32_t id) { member[id >> 6] |= uint64_t{1} << (id & 63); }
-  // Counts one more sighting of `id`; its first sighting appends it to `found`.
-  void Count(uint32_t id) {
-    uint8_t& c = count[id];
-    if (c == 0) found.push_back(id);
-    c += c < kMaxCount;
-  }
+  // Counts every sighting of an id in `buckets`, each id's first appending it to `found`.
+  // Branch-free, with the next bucket's counts prefetched: at millions of neurons the counts
+  // do not stay in the nearer caches, and a mispredicted branch per new id would serialise
+  // their misses.
+  void CountAll(std::span<const std::span<const uint32_t>> buckets);
   uint32_t CountOf(uint32_t id) const { return count[id]; }
+  // Sets id's count to 0 (it stays in `found`); whether it had one.
+  bool Uncount(uint32_t id) { return std::exchange(count[id], uint8_t{0}) != 0; }
+  // Moves the counts of `found` into found_count, in order, leaving every count zero: the
+  // choice then reads them in sequence, and no later pass has to clear them at random.
+  void MoveCounts();
   // Zeroes the counts of the neurons found so far and empties `found`.
   void ClearCounts();
 };

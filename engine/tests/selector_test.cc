@@ -71,20 +71,29 @@ TEST(Selectors, TopFrequencyAndPaddingFillTheTarget) {
 
 // The per-neuron counts behind top-frequency selection: first sightings listed once in
 // order, counts that stop at kMaxCount instead of wrapping (a query can probe more buckets),
-// and cleared for the next selection.
+// moved out in order (zeroing them) or cleared for the next selection.
 TEST(SelectorScratch, CountsSightingsOnceListedAndSaturating) {
   SelectorScratch scratch;
   std::vector<uint32_t> active;
   scratch.BeginWith(1000, {}, active);
   scratch.ClearCounts();
-  for (int i = 0; i < 300; ++i) scratch.Count(999);
-  scratch.Count(4);
-  scratch.Count(999);
-  scratch.Count(4);
+  const std::vector<uint32_t> often(300, 999), mixed = {4, 999, 4};
+  const std::vector<std::span<const uint32_t>> buckets = {often, mixed};
+  scratch.CountAll(buckets);
   EXPECT_EQ(scratch.found, (std::vector<uint32_t>{999, 4}));
   EXPECT_EQ(scratch.CountOf(999), SelectorScratch::kMaxCount);
   EXPECT_EQ(scratch.CountOf(4), 2u);
   EXPECT_EQ(scratch.CountOf(5), 0u);
+  EXPECT_TRUE(scratch.Uncount(4));
+  EXPECT_FALSE(scratch.Uncount(4));
+  EXPECT_EQ(scratch.found, (std::vector<uint32_t>{999, 4}));
+  scratch.MoveCounts();
+  EXPECT_EQ(scratch.found_count, (std::vector<uint8_t>{SelectorScratch::kMaxCount, 0}));
+  EXPECT_EQ(scratch.CountOf(999), 0u);
+  scratch.ClearCounts();
+  scratch.CountAll(buckets);
+  EXPECT_EQ(scratch.found, (std::vector<uint32_t>{999, 4}));
+  EXPECT_EQ(scratch.CountOf(4), 2u);
   scratch.ClearCounts();
   EXPECT_TRUE(scratch.found.empty());
   EXPECT_EQ(scratch.CountOf(999), 0u);
