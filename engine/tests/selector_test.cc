@@ -1,12 +1,12 @@
-#include "engine/neuron_selector.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "datasets/metrics.h"
 #include "engine/lsh_config.h"
+#include "engine/lsh_tables.h"
 #include "engine/network.h"
+#include "engine/neuron_selector.h"
 
 namespace sparsebench {
 namespace {
@@ -98,6 +98,39 @@ TEST(SelectorScratch, CountsSightingsOnceListedAndSaturating) {
   EXPECT_TRUE(scratch.found.empty());
   EXPECT_EQ(scratch.CountOf(999), 0u);
   EXPECT_EQ(scratch.CountOf(4), 0u);
+}
+
+// The tables against a plain grouping of rows by code: every bucket holds exactly the rows
+// whose codes land there, ascending, and a bucket over capacity answers with that many of
+// them. Codes as wide as the range, and wider ones folded into it; 1 and 2 build threads.
+TEST(LshTables, BucketsHoldTheirRowsAscendingUpToCapacity) {
+  const uint32_t rows = 20'000, tables = 3;
+  for (const auto& [code_bits, range_bits] : {std::pair{10u, 10u}, std::pair{16u, 9u}}) {
+    for (int threads : {1, 2}) {
+      Rng rng(code_bits * 10 + threads);
+      std::vector<uint32_t> codes(size_t{rows} * tables);
+      for (uint32_t& c : codes) c = rng.Below(1u << code_bits);
+      LshTables uncapped, capped;
+      uncapped.Build(codes, rows, tables, code_bits, range_bits, rows, 1, threads);
+      capped.Build(codes, rows, tables, code_bits, range_bits, 4, 1, threads);
+      for (uint32_t t = 0; t < tables; ++t) {
+        size_t listed = 0;
+        for (uint32_t r = 0; r < rows; ++r) {
+          const uint32_t code = codes[size_t{t} * rows + r];
+          std::span<const uint32_t> bucket = uncapped.Bucket(t, code);
+          ASSERT_TRUE(std::is_sorted(bucket.begin(), bucket.end()));
+          ASSERT_TRUE(std::binary_search(bucket.begin(), bucket.end(), r));
+          for (uint32_t id : bucket)
+            ASSERT_EQ(uncapped.Bucket(t, codes[size_t{t} * rows + id]).data(), bucket.data());
+          std::span<const uint32_t> few = capped.Bucket(t, code);
+          ASSERT_EQ(few.size(), std::min<size_t>(bucket.size(), 4));
+          for (uint32_t id : few) ASSERT_TRUE(std::binary_search(bucket.begin(), bucket.end(), id));
+          if (bucket.front() == r) listed += bucket.size();
+        }
+        EXPECT_EQ(listed, rows);  // counting each bucket once, at its first row, covers every row
+      }
+    }
+  }
 }
 
 // Tables built from bf16 weight rows are the tables of the same values in fp32.
