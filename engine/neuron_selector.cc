@@ -27,14 +27,15 @@ void SelectorScratch::CountAll(std::span<const std::span<const uint32_t>> bucket
   const size_t listed = found.size();
   found.resize(listed + sightings);
   uint32_t* next = found.data() + listed;
-  constexpr size_t kIdsAhead = 16;  // buckets whose ids are fetched ahead of the one counted
+  constexpr size_t kIdsAhead = 16;    // buckets whose ids are fetched ahead of the one counted
+  constexpr size_t kCountsAhead = 3;  // and whose counts are
   for (size_t b = 0; b < std::min(kIdsAhead, buckets.size()); ++b)
     PrefetchBytes(buckets[b].data(), buckets[b].size_bytes());
   for (size_t b = 0; b < buckets.size(); ++b) {
     if (b + kIdsAhead < buckets.size())
       PrefetchBytes(buckets[b + kIdsAhead].data(), buckets[b + kIdsAhead].size_bytes());
-    if (b + 1 < buckets.size()) {
-      for (uint32_t id : buckets[b + 1]) __builtin_prefetch(count.data() + id, 1);
+    if (b + kCountsAhead < buckets.size()) {
+      for (uint32_t id : buckets[b + kCountsAhead]) __builtin_prefetch(count.data() + id, 1);
     }
     for (uint32_t id : buckets[b]) {
       uint8_t& c = count[id];
