@@ -48,7 +48,7 @@ struct SelectorScratch {
   bool Has(uint32_t id) const { return (member[id >> 6] >> (id & 63)) & 1; }
   void Mark(uint32_t id) { member[id >> 6] |= uint64_t{1} << (id & 63); }
   // Counts every sighting of an id in `buckets`, each id's first appending it to `found`.
-  // Branch-free, with the counts of the bucket 3 ahead prefetched: at millions of neurons the
+  // Branch-free, with the ids and counts of later buckets prefetched: at millions of neurons the
   // counts do not stay in the nearer caches, and a mispredicted branch per new id would serialise
   // their misses.
   void CountAll(std::span<const std::span<const uint32_t>> buckets);

@@ -1,3 +1,5 @@
+#include "engine/neuron_selector.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include "engine/lsh_config.h"
 #include "engine/lsh_tables.h"
 #include "engine/network.h"
-#include "engine/neuron_selector.h"
 
 namespace sparsebench {
 namespace {
