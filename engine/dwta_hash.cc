@@ -1,6 +1,7 @@
 #include "engine/dwta_hash.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numeric>
@@ -113,26 +114,59 @@ void DwtaHash::Hash(std::span<const float> x, std::span<uint32_t> codes, HashScr
   }
 }
 
-// Probe p of a table swaps the winner of its bin with the p-th smallest gap for the runner-up.
+namespace {
+
+// A probe's swapped hashes (second < 0: one hash) and its score, the sum of their gaps.
+struct Swap {
+  float score;
+  int32_t first, second;
+};
+
+// The probes of one table in order: each hash alone, smallest gap first, then pairs of hashes,
+// smallest gap sum first (Lv et al.'s multi-probe order within each size).
+// Returns the end of the swaps it wrote.
+Swap* OrderSwaps(const float* gap, uint32_t k, uint32_t probes, Swap* swaps) {
+  Swap* end = swaps;
+  for (uint32_t i = 0; i < k; ++i) *end++ = {gap[i], static_cast<int32_t>(i), -1};
+  auto by_score = [](const Swap& a, const Swap& b) {
+    return a.score != b.score ? a.score < b.score : std::pair(a.first, a.second) < std::pair(b.first, b.second);
+  };
+  std::sort(swaps, end, by_score);
+  if (probes <= k) return end;
+  for (uint32_t i = 0; i < k; ++i) {
+    for (uint32_t j = i + 1; j < k; ++j) *end++ = {gap[i] + gap[j], static_cast<int32_t>(i), static_cast<int32_t>(j)};
+  }
+  std::sort(swaps + k, end, by_score);
+  return end;
+}
+
+}  // namespace
+
+// Probe p of a table swaps the winners of the hashes its Swap names for their runners-up.
 void DwtaHash::HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
                           HashScratch& scratch) const {
+  if (probes > MaxProbes(params_.k)) throw ConfigError("dwta: more probes than single and paired swaps");
   Winners(x, scratch);
   const uint32_t bins = params_.k * params_.tables, k = params_.k;
   const uint32_t* winner = scratch.ints.data();
   const uint32_t* runner = winner + bins;
   const float* gap = scratch.floats.data() + bins;
-  uint32_t order[32];
+  const uint32_t mask = (1u << bits_per_hash_) - 1;
+  std::array<Swap, MaxProbes(32)> swaps;  // k <= 32: codes are 32 bits
   for (uint32_t t = 0; t < params_.tables; ++t) {
     uint32_t code = 0;
     for (uint32_t i = 0; i < k; ++i) code = (code << bits_per_hash_) | winner[t * k + i];
     uint32_t* out = codes.data() + size_t{t} * (probes + 1);
     out[0] = code;
-    for (uint32_t i = 0; i < k; ++i) order[i] = i;
-    std::sort(order, order + k, [&](uint32_t a, uint32_t b) { return gap[t * k + a] < gap[t * k + b]; });
+    OrderSwaps(gap + t * k, k, probes, swaps.data());
     for (uint32_t p = 1; p <= probes; ++p) {
-      const uint32_t i = order[(p - 1) % k];
-      const uint32_t shift = bits_per_hash_ * (k - 1 - i);
-      out[p] = (code & ~(((1u << bits_per_hash_) - 1) << shift)) | (runner[t * k + i] << shift);
+      uint32_t probe = code;
+      for (const int32_t i : {swaps[p - 1].first, swaps[p - 1].second}) {
+        if (i < 0) continue;
+        const uint32_t shift = bits_per_hash_ * (k - 1 - static_cast<uint32_t>(i));
+        probe = (probe & ~(mask << shift)) | (runner[t * k + static_cast<uint32_t>(i)] << shift);
+      }
+      out[p] = probe;
     }
   }
 }

@@ -29,6 +29,9 @@ struct HashScratch {
   std::vector<int16_t> winners;  // DWTA: that block's winners
 };
 
+// Probes a table of k hashes offers: each hash swapped alone, then each pair swapped.
+constexpr uint32_t MaxProbes(uint32_t k) { return k + k * (k - 1) / 2; }
+
 // Locality-sensitive hash: maps a dense vector to one code per table. Codes are the K
 // concatenated hashes of a table; LshIndex folds them into its bucket range.
 class HashFamily {
@@ -43,7 +46,7 @@ class HashFamily {
                     HashScratch& scratch) const = 0;
   // Hash, then for each table up to `probes` more codes of nearby buckets, most likely first
   // (multi-probe LSH): codes[t * (probes + 1) + p], p = 0 the table's own code. A family
-  // without probes repeats the table's code.
+  // without probes repeats the table's code. At most MaxProbes(k) probes.
   virtual void HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
                           HashScratch& scratch) const;
   // Hashes `count` rows of dim() floats, `stride` floats apart, starting at `rows`: row r's

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/engine_error.h"
+#include "engine/hash_family.h"
 
 namespace sparsebench {
 namespace {
@@ -16,10 +17,10 @@ constexpr uint32_t kMinTables = 16, kMaxTables = 64;
 }  // namespace
 
 // Codes long enough that a bucket holds about kBucketSize neurons (DWTA: log2(bin) bits per
-// hash); each table probed in K more buckets (one per hash, swapped for its runner-up);
-// enough tables that the probed buckets return about kCandidatesPerPick neurons for each
-// place the tables fill (a multiple of 8, 16 to 64); a bucket capacity of 4 mean buckets.
-// The measurements behind it: engine/README.md.
+// hash); enough probed buckets that they return about kCandidatesPerPick neurons for each
+// place the tables fill, spread over as few tables as reach it (a multiple of 8, 16 to 64)
+// with K to 1.5 K probes a table: each hash swapped for its runner-up, then the closest pairs;
+// a bucket capacity of 4 mean buckets. The measurements behind it: engine/README.md.
 void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   HashParams& h = p.hash;
   const bool dwta = h.family == "dwta";
@@ -27,17 +28,19 @@ void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   const double bits_per_hash = dwta ? std::log2(h.bin_size) : 1.0;
   const double wanted_bits = std::log2(std::max(2.0, outputs / kBucketSize));
   if (h.k == 0) h.k = static_cast<uint32_t>(std::clamp(std::lround(wanted_bits / bits_per_hash), 1L, static_cast<long>(32 / bits_per_hash)));
-  if (p.probes == SelectorParams::kAutoProbes) p.probes = h.k;
   const auto code_bits = static_cast<uint32_t>(h.k * bits_per_hash);
   if (p.range_bits == 0) p.range_bits = std::min(code_bits, 28u);
   const double mean_bucket = outputs / std::ldexp(1.0, static_cast<int>(std::min(code_bits, p.range_bits)));
+  const double lookups = kCandidatesPerPick * p.lsh_share * active / std::max(mean_bucket, 1.0);
+  if (p.probes == SelectorParams::kAutoProbes) {
+    const double per_table = std::ceil(lookups / (h.tables == 0 ? kMinTables : h.tables)) - 1;
+    p.probes = static_cast<uint32_t>(std::clamp<double>(per_table, h.k, h.k + h.k / 2));
+  }
   if (h.tables == 0) {
-    const double picks = p.lsh_share * active;
-    const double tables = kCandidatesPerPick * picks / ((p.probes + 1) * std::max(mean_bucket, 1.0));
-    h.tables = std::clamp<uint32_t>(static_cast<uint32_t>(std::ceil(tables / 8) * 8), kMinTables, kMaxTables);
+    h.tables = std::clamp<uint32_t>(static_cast<uint32_t>(std::ceil(lookups / (p.probes + 1) / 8) * 8), kMinTables, kMaxTables);
   }
   if (p.capacity == 0) p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
-  if (p.probes > h.k) throw ConfigError("probes must be at most k (one per hash)");
+  if (p.probes > MaxProbes(h.k)) throw ConfigError("probes must be at most k + k(k-1)/2 (each hash, then each pair)");
 }
 
 }  // namespace sparsebench

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <numbers>
+#include <set>
 
 #include "datasets/random.h"
 #include "engine/engine_error.h"
@@ -108,13 +110,119 @@ TEST(LshConfig, WidthSetsCodeLengthTablesAndProbes) {
     EXPECT_GE(mean_bucket, 4) << outputs;   // codes about log2(outputs / 16) bits long
     EXPECT_LE(mean_bucket, 64) << outputs;
     EXPECT_EQ(p.range_bits, 3 * p.hash.k) << outputs;  // DWTA bin 8: 3 bits a hash, codes are buckets
-    EXPECT_EQ(p.probes, p.hash.k) << outputs;
+    EXPECT_GE(p.probes, p.hash.k) << outputs;  // each hash, then up to k / 2 pairs
+    EXPECT_LE(p.probes, p.hash.k + p.hash.k / 2) << outputs;
     EXPECT_EQ(p.hash.tables % 8, 0u) << outputs;
+    // The probed buckets return about two candidates per place the tables fill.
+    const double candidates = p.hash.tables * (p.probes + 1.0) * mean_bucket;
+    if (p.hash.tables > 16 && p.hash.tables < 64) {
+      EXPECT_NEAR(candidates / (0.5 * active), 2.0, 0.6) << outputs;
+    }
     EXPECT_GE(p.capacity, 4 * mean_bucket) << outputs;
   }
   EXPECT_EQ(Resolved(67'009).k, 4u);
   EXPECT_EQ(Resolved(670'091).k, 5u);
-  EXPECT_EQ(Resolved(670'091).tables, 32u);
+  EXPECT_EQ(Resolved(670'091).tables, 24u);
+}
+
+// Where 16 tables with one probe per hash return enough candidates, the tables stay at 16 and
+// the probes at k; wider active sets first pair up hashes, then add tables.
+TEST(LshConfig, ProbesPairUpBeforeTablesGrow) {
+  auto resolve = [](uint32_t outputs, uint32_t active) {
+    SelectorParams p;
+    p.lsh_share = 0.5;
+    p.probes = SelectorParams::kAutoProbes;
+    ResolveLsh(p, outputs, active);
+    return p;
+  };
+  const SelectorParams narrow = resolve(67'009, 335), sweep = resolve(670'091, 336);
+  const SelectorParams wide = resolve(670'091, 3'351);
+  EXPECT_EQ(narrow.hash.tables, 16u);
+  EXPECT_EQ(narrow.probes, narrow.hash.k);
+  EXPECT_EQ(sweep.hash.tables, 16u);
+  EXPECT_EQ(sweep.probes, sweep.hash.k);
+  EXPECT_EQ(wide.probes, 7u);  // k = 5 and 2 pairs
+  EXPECT_EQ(wide.hash.tables, 24u);
+  SelectorParams too_many;
+  too_many.hash.k = 3;
+  too_many.probes = MaxProbes(3) + 1;
+  EXPECT_THROW(ResolveLsh(too_many, 67'009, 335), ConfigError);
+}
+
+// DWTA with the 670K-output layer's 5 hashes a table (15 probes: 5 single swaps, 10 pairs).
+HashParams FiveHashDwta(uint32_t tables, uint64_t seed) {
+  HashParams p;
+  p.dim = 128;
+  p.k = 5;
+  p.tables = tables;
+  p.seed = seed;
+  return p;
+}
+
+// Probe p of a table differs from the table's code in one hash for p <= k and in two for the
+// pairs after them; every hash and every pair is swapped once, and a swapped hash always takes
+// the same (runner-up) value.
+TEST(Dwta, ProbesSwapEachHashThenEachPair) {
+  const HashParams p = FiveHashDwta(8, 3);
+  auto hash = MakeHashFamily(p);
+  const uint32_t probes = MaxProbes(p.k), bits = 3, mask = 7;
+  Rng rng(12);
+  HashScratch scratch;
+  std::vector<uint32_t> own(p.tables), codes(size_t{p.tables} * (probes + 1));
+  for (int i = 0; i < 20; ++i) {
+    const std::vector<float> x = Gaussian(rng, p.dim);
+    hash->Hash(x, own, scratch);
+    hash->HashProbes(x, probes, codes, scratch);
+    for (uint32_t t = 0; t < p.tables; ++t) {
+      const uint32_t* out = codes.data() + size_t{t} * (probes + 1);
+      ASSERT_EQ(out[0], own[t]);
+      std::vector<int> swapped_to(p.k, -1);
+      std::set<uint32_t> seen;
+      for (uint32_t q = 1; q <= probes; ++q) {
+        uint32_t changed = 0;
+        for (uint32_t h = 0; h < p.k; ++h) {
+          const uint32_t shift = bits * (p.k - 1 - h), was = (out[0] >> shift) & mask, now = (out[q] >> shift) & mask;
+          if (was == now) continue;
+          changed |= 1u << h;
+          if (swapped_to[h] < 0) swapped_to[h] = static_cast<int>(now);
+          EXPECT_EQ(swapped_to[h], static_cast<int>(now)) << "hash " << h << " probe " << q;
+        }
+        EXPECT_EQ(std::popcount(changed), q <= p.k ? 1 : 2) << "probe " << q;
+        EXPECT_TRUE(seen.insert(changed).second) << "probe " << q << " repeats a swap";
+      }
+    }
+  }
+  std::vector<float> x = Gaussian(rng, p.dim);
+  EXPECT_THROW(hash->HashProbes(x, probes + 1, codes, scratch), ConfigError);
+}
+
+// Probes come most likely first: a slightly changed vector's own bucket is found more often
+// by a table's first probe than by its last pair.
+TEST(Dwta, EarlierProbesFindNearVectorsMoreOften) {
+  const HashParams p = FiveHashDwta(16, 4);
+  auto hash = MakeHashFamily(p);
+  const uint32_t probes = MaxProbes(p.k);
+  Rng rng(13);
+  HashScratch scratch;
+  std::vector<uint32_t> near(p.tables), codes(size_t{p.tables} * (probes + 1));
+  std::vector<uint64_t> found(probes + 1, 0);
+  for (int i = 0; i < 400; ++i) {
+    const std::vector<float> x = SparseRelu(rng, p.dim, 0.5);
+    std::vector<float> y = x;
+    for (float& v : y) v *= static_cast<float>(1.0 + 0.2 * rng.Uniform());
+    hash->HashProbes(x, probes, codes, scratch);
+    hash->Hash(y, near, scratch);
+    for (uint32_t t = 0; t < p.tables; ++t) {
+      for (uint32_t q = 0; q <= probes; ++q) found[q] += codes[size_t{t} * (probes + 1) + q] == near[t];
+    }
+  }
+  uint64_t singles = 0, pairs = 0;
+  for (uint32_t q = 1; q <= p.k; ++q) singles += found[q];
+  for (uint32_t q = p.k + 1; q <= probes; ++q) pairs += found[q];
+  EXPECT_GT(found[0], found[1]);
+  EXPECT_GT(found[1], 2 * found[p.k]);
+  EXPECT_GT(found[p.k + 1], 2 * found[probes]);
+  EXPECT_GT(singles, pairs);  // 5 singles against 10 pairs
 }
 
 TEST(Dwta, EqualVectorsAlwaysCollideRandomOnesRarely) {
