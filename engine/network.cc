@@ -31,8 +31,10 @@ const NetworkShape& Checked(const NetworkShape& s) {
 
 }  // namespace
 
-Network::Network(const NetworkShape& s, uint64_t seed)
-    : shape(Checked(s)), input(s.input_dim, s.hidden_dim, s.hidden_dim), output(s.output_dim, s.hidden_dim, s.output_dim) {
+Network::Network(const NetworkShape& s, uint64_t seed, Storage output_storage)
+    : shape(Checked(s)),
+      input(s.input_dim, s.hidden_dim, s.hidden_dim),
+      output(s.output_dim, s.hidden_dim, s.output_dim, output_storage) {
   input.Initialize(MixSeed(seed, 1), s.input_dim, s.hidden_dim);
   output.Initialize(MixSeed(seed, 2), s.hidden_dim, s.output_dim);
 }

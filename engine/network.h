@@ -31,8 +31,8 @@ struct Network {
 
   Network() = default;
   // ConfigError, before allocating, when the weights and Adam moments would not fit in
-  // this machine's memory (CheckNetworkFits).
-  Network(const NetworkShape& shape, uint64_t seed);
+  // this machine's memory (CheckNetworkFits). The output layer is kept in `output_storage`.
+  Network(const NetworkShape& shape, uint64_t seed, Storage output_storage = {});
   size_t bytes() const { return input.bytes() + output.bytes(); }
   // hidden = ReLU(input.bias + sum_f value_f * input.row(f)).
   void Hidden(std::span<const uint32_t> features, std::span<const float> values, float* hidden) const;

@@ -10,15 +10,15 @@
 
 namespace sparsebench {
 
-Parameters::Parameters(uint32_t rows_, uint32_t dim_, size_t bias_size)
-    : rows(rows_),
-      dim(dim_),
-      w(size_t{rows_} * dim_, 0.0f),
-      m(size_t{rows_} * dim_, 0.0f),
-      v(size_t{rows_} * dim_, 0.0f),
-      bias(bias_size, 0.0f),
-      bias_m(bias_size, 0.0f),
-      bias_v(bias_size, 0.0f) {}
+Parameters::Parameters(uint32_t rows_, uint32_t dim_, size_t bias_size, Storage storage)
+    : rows(rows_), dim(dim_), bias(bias_size, 0.0f), bf16_moments_(storage.bf16_moments) {
+  assert((!storage.bf16_weights || storage.bf16_moments) && "bf16 weights need bf16 moments");
+  if (storage.bf16_weights) {
+    w16.assign(size_t{rows} * dim, 0);
+  } else {
+    w.assign(size_t{rows} * dim, 0.0f);
+  }
+}
 
 size_t Parameters::bytes() const {
   return (w.size() + m.size() + v.size() + bias.size() * 3) * sizeof(float) +
@@ -52,6 +52,8 @@ void Parameters::ResetOptimizer() {
   if (bf16_moments()) {
     m16.assign(weights, 0);
     v16.assign(weights, 0);
+    FloatVector().swap(m);
+    FloatVector().swap(v);
   } else {
     m.assign(weights, 0.0f);
     v.assign(weights, 0.0f);
@@ -61,28 +63,34 @@ void Parameters::ResetOptimizer() {
 }
 
 void Parameters::UseBf16Moments() {
-  FloatVector().swap(m);
-  FloatVector().swap(v);
-  m16.assign(size_t{rows} * dim, 0);
-  v16.assign(size_t{rows} * dim, 0);
+  bf16_moments_ = true;
+  ResetOptimizer();
 }
 
 // Chunks of weights draw from their own seeded streams, so the weights are the same whatever
 // the thread count (a 670K-wide layer is 86M draws: worth both cores).
 void Parameters::Initialize(uint64_t seed, double fan_in, double fan_out) {
-  assert(!bf16_weights() && "initialize fp32 weights, then convert");
   constexpr size_t kChunk = size_t{1} << 16;  // even, so a chunk never splits a Box-Muller pair
   const double stddev = std::sqrt(2.0 / (fan_in + fan_out));
-  const auto chunks = static_cast<int64_t>((w.size() + kChunk - 1) / kChunk);
+  const size_t n = size_t{rows} * dim;
+  const bool bf16 = bf16_weights();
+  auto put = [&](size_t i, double x) {
+    if (bf16) {
+      w16[i] = ToBf16(static_cast<float>(x));
+    } else {
+      w[i] = static_cast<float>(x);
+    }
+  };
+  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     Rng rng(MixSeed(seed, static_cast<uint64_t>(c)));
-    const size_t end = std::min(w.size(), static_cast<size_t>(c + 1) * kChunk);
+    const size_t end = std::min(n, static_cast<size_t>(c + 1) * kChunk);
     for (size_t i = static_cast<size_t>(c) * kChunk; i < end; i += 2) {
       const double u1 = 1.0 - rng.Uniform(), u2 = rng.Uniform();
       const double radius = stddev * std::sqrt(-2.0 * std::log(u1));
-      w[i] = static_cast<float>(radius * std::cos(6.283185307179586 * u2));
-      if (i + 1 < end) w[i + 1] = static_cast<float>(radius * std::sin(6.283185307179586 * u2));
+      put(i, radius * std::cos(6.283185307179586 * u2));
+      if (i + 1 < end) put(i + 1, radius * std::sin(6.283185307179586 * u2));
     }
   }
   std::fill(bias.begin(), bias.end(), 0.0f);

@@ -16,6 +16,13 @@ using Bf16Vector = std::vector<uint16_t, AlignedAllocator<uint16_t>>;
 // are fp32 (m, v) or, to halve the bytes an update moves, bf16 (m16, v16; rounded to nearest).
 // The weights themselves are fp32 (w) or bf16 (w16, stochastically rounded by each update);
 // exactly one of w and w16 is in use.
+// How a layer keeps its weights and their moments; the parameters are allocated in that form
+// from the start, so a wide layer never touches fp32 arrays it would convert and drop.
+struct Storage {
+  bool bf16_weights = false;
+  bool bf16_moments = false;
+};
+
 struct Parameters {
   uint32_t rows = 0;
   uint32_t dim = 0;
@@ -24,24 +31,30 @@ struct Parameters {
   FloatVector bias, bias_m, bias_v;
 
   Parameters() = default;
-  Parameters(uint32_t rows, uint32_t dim, size_t bias_size);
+  // Zero weights in `storage`'s form; the moments come with Initialize or ResetOptimizer.
+  Parameters(uint32_t rows, uint32_t dim, size_t bias_size, Storage storage = {});
   const float* row(uint32_t r) const { return w.data() + size_t{r} * dim; }
   float* row(uint32_t r) { return w.data() + size_t{r} * dim; }
   const uint16_t* row16(uint32_t r) const { return w16.data() + size_t{r} * dim; }
   // Row r as fp32, whichever the store.
   void CopyRow(uint32_t r, float* out) const;
   size_t bytes() const;
-  // Zero moments (sized to the weights), e.g. after loading weights from a file.
+  // Zero moments (sized to the weights, in the storage's form), e.g. after loading weights
+  // from a file.
   void ResetOptimizer();
   // Keeps the weights' moments in bf16 from now on (zeroed).
   void UseBf16Moments();
-  bool bf16_moments() const { return !m16.empty(); }
+  bool bf16_moments() const { return bf16_moments_; }
   // Keeps the weights in bf16 from now on (rounded to nearest; needs bf16 moments), and back.
   void UseBf16Weights();
   void UseFp32Weights();
   bool bf16_weights() const { return !w16.empty(); }
-  // Glorot-normal weights from a seed, zero biases and moments.
+  // Glorot-normal weights from a seed (bf16 weights: each draw rounded to nearest), zero
+  // biases and moments.
   void Initialize(uint64_t seed, double fan_in, double fan_out);
+
+ private:
+  bool bf16_moments_ = false;
 };
 
 struct AdamConfig {

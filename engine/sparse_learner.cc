@@ -123,10 +123,9 @@ SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
                              const TrainOptions& options)
     : config_(config),
       options_(WithDefaults(options)),
-      network_(NetworkShape{shape.features, config.hidden, shape.labels}, options.seed) {
+      network_(NetworkShape{shape.features, config.hidden, shape.labels}, options.seed,
+               Storage{config.bf16_weights, config.bf16_moments}) {
   if (shape.features == 0 || shape.labels == 0) throw ConfigError("the training data has no features or labels");
-  if (config_.bf16_moments) network_.output.UseBf16Moments();
-  if (config_.bf16_weights) network_.output.UseBf16Weights();
   ResolveSelector();
   MakeTrainer();
 }
