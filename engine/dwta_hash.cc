@@ -124,20 +124,20 @@ struct Swap {
 
 // The probes of one table in order: each hash alone, smallest gap first, then pairs of hashes,
 // smallest gap sum first (Lv et al.'s multi-probe order within each size).
-// Returns the end of the swaps it wrote.
-Swap* OrderSwaps(const float* gap, uint32_t k, uint32_t probes, Swap* swaps) {
+void OrderSwaps(const float* gap, uint32_t k, uint32_t probes, Swap* swaps) {
   Swap* end = swaps;
   for (uint32_t i = 0; i < k; ++i) *end++ = {gap[i], static_cast<int32_t>(i), -1};
   auto by_score = [](const Swap& a, const Swap& b) {
-    return a.score != b.score ? a.score < b.score : std::pair(a.first, a.second) < std::pair(b.first, b.second);
+    return a.score != b.score ? a.score < b.score
+                              : std::pair(a.first, a.second) < std::pair(b.first, b.second);
   };
   std::sort(swaps, end, by_score);
-  if (probes <= k) return end;
+  if (probes <= k) return;
   for (uint32_t i = 0; i < k; ++i) {
-    for (uint32_t j = i + 1; j < k; ++j) *end++ = {gap[i] + gap[j], static_cast<int32_t>(i), static_cast<int32_t>(j)};
+    for (uint32_t j = i + 1; j < k; ++j)
+      *end++ = {gap[i] + gap[j], static_cast<int32_t>(i), static_cast<int32_t>(j)};
   }
   std::sort(swaps + k, end, by_score);
-  return end;
 }
 
 }  // namespace
@@ -145,7 +145,8 @@ Swap* OrderSwaps(const float* gap, uint32_t k, uint32_t probes, Swap* swaps) {
 // Probe p of a table swaps the winners of the hashes its Swap names for their runners-up.
 void DwtaHash::HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
                           HashScratch& scratch) const {
-  if (probes > MaxProbes(params_.k)) throw ConfigError("dwta: more probes than single and paired swaps");
+  if (probes > MaxProbes(params_.k))
+    throw ConfigError("dwta: more probes than single and paired swaps");
   Winners(x, scratch);
   const uint32_t bins = params_.k * params_.tables, k = params_.k;
   const uint32_t* winner = scratch.ints.data();

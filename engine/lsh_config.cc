@@ -27,7 +27,9 @@ void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   if (h.bin_size == 0) h.bin_size = 8;
   const double bits_per_hash = dwta ? std::log2(h.bin_size) : 1.0;
   const double wanted_bits = std::log2(std::max(2.0, outputs / kBucketSize));
-  if (h.k == 0) h.k = static_cast<uint32_t>(std::clamp(std::lround(wanted_bits / bits_per_hash), 1L, static_cast<long>(32 / bits_per_hash)));
+  if (h.k == 0)
+    h.k = static_cast<uint32_t>(std::clamp(std::lround(wanted_bits / bits_per_hash), 1L,
+                                           static_cast<long>(32 / bits_per_hash)));
   const auto code_bits = static_cast<uint32_t>(h.k * bits_per_hash);
   if (p.range_bits == 0) p.range_bits = std::min(code_bits, 28u);
   const double mean_bucket = outputs / std::ldexp(1.0, static_cast<int>(std::min(code_bits, p.range_bits)));
@@ -37,10 +39,12 @@ void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
     p.probes = static_cast<uint32_t>(std::clamp<double>(per_table, h.k, h.k + h.k / 2));
   }
   if (h.tables == 0) {
-    h.tables = std::clamp<uint32_t>(static_cast<uint32_t>(std::ceil(lookups / (p.probes + 1) / 8) * 8), kMinTables, kMaxTables);
+    h.tables = std::clamp<uint32_t>(
+        static_cast<uint32_t>(std::ceil(lookups / (p.probes + 1) / 8) * 8), kMinTables, kMaxTables);
   }
   if (p.capacity == 0) p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
-  if (p.probes > MaxProbes(h.k)) throw ConfigError("probes must be at most k + k(k-1)/2 (each hash, then each pair)");
+  if (p.probes > MaxProbes(h.k))
+    throw ConfigError("probes must be at most k + k(k-1)/2 (each hash, then each pair)");
 }
 
 }  // namespace sparsebench

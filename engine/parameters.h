@@ -10,12 +10,6 @@ namespace sparsebench {
 
 using Bf16Vector = std::vector<uint16_t, AlignedAllocator<uint16_t>>;
 
-// A weight matrix stored as `rows` rows of `dim` floats, a bias vector, and Adam's first and
-// second moments for both. The input layer has one row per input feature and a bias per
-// hidden unit; the output layer one row and one bias per output neuron. The weights' moments
-// are fp32 (m, v) or, to halve the bytes an update moves, bf16 (m16, v16; rounded to nearest).
-// The weights themselves are fp32 (w) or bf16 (w16, stochastically rounded by each update);
-// exactly one of w and w16 is in use.
 // How a layer keeps its weights and their moments; the parameters are allocated in that form
 // from the start, so a wide layer never touches fp32 arrays it would convert and drop.
 struct Storage {
@@ -23,6 +17,12 @@ struct Storage {
   bool bf16_moments = false;
 };
 
+// A weight matrix stored as `rows` rows of `dim` floats, a bias vector, and Adam's first and
+// second moments for both. The input layer has one row per input feature and a bias per
+// hidden unit; the output layer one row and one bias per output neuron. The weights' moments
+// are fp32 (m, v) or, to halve the bytes an update moves, bf16 (m16, v16; rounded to nearest).
+// The weights themselves are fp32 (w) or bf16 (w16, stochastically rounded by each update);
+// exactly one of w and w16 is in use.
 struct Parameters {
   uint32_t rows = 0;
   uint32_t dim = 0;

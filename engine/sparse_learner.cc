@@ -125,7 +125,8 @@ SparseLearner::SparseLearner(const SparseConfig& config, const DataShape& shape,
       options_(WithDefaults(options)),
       network_(NetworkShape{shape.features, config.hidden, shape.labels}, options.seed,
                Storage{config.bf16_weights, config.bf16_moments}) {
-  if (shape.features == 0 || shape.labels == 0) throw ConfigError("the training data has no features or labels");
+  if (shape.features == 0 || shape.labels == 0)
+    throw ConfigError("the training data has no features or labels");
   ResolveSelector();
   MakeTrainer();
 }

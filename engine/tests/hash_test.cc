@@ -110,7 +110,7 @@ TEST(LshConfig, WidthSetsCodeLengthTablesAndProbes) {
     EXPECT_GE(mean_bucket, 4) << outputs;   // codes about log2(outputs / 16) bits long
     EXPECT_LE(mean_bucket, 64) << outputs;
     EXPECT_EQ(p.range_bits, 3 * p.hash.k) << outputs;  // DWTA bin 8: 3 bits a hash, codes are buckets
-    EXPECT_GE(p.probes, p.hash.k) << outputs;  // each hash, then up to k / 2 pairs
+    EXPECT_GE(p.probes, p.hash.k) << outputs;          // each hash, then up to k / 2 pairs
     EXPECT_LE(p.probes, p.hash.k + p.hash.k / 2) << outputs;
     EXPECT_EQ(p.hash.tables % 8, 0u) << outputs;
     // The probed buckets return about two candidates per place the tables fill.
@@ -181,7 +181,8 @@ TEST(Dwta, ProbesSwapEachHashThenEachPair) {
       for (uint32_t q = 1; q <= probes; ++q) {
         uint32_t changed = 0;
         for (uint32_t h = 0; h < p.k; ++h) {
-          const uint32_t shift = bits * (p.k - 1 - h), was = (out[0] >> shift) & mask, now = (out[q] >> shift) & mask;
+          const uint32_t shift = bits * (p.k - 1 - h), was = (out[0] >> shift) & mask,
+                         now = (out[q] >> shift) & mask;
           if (was == now) continue;
           changed |= 1u << h;
           if (swapped_to[h] < 0) swapped_to[h] = static_cast<int>(now);
@@ -213,7 +214,8 @@ TEST(Dwta, EarlierProbesFindNearVectorsMoreOften) {
     hash->HashProbes(x, probes, codes, scratch);
     hash->Hash(y, near, scratch);
     for (uint32_t t = 0; t < p.tables; ++t) {
-      for (uint32_t q = 0; q <= probes; ++q) found[q] += codes[size_t{t} * (probes + 1) + q] == near[t];
+      for (uint32_t q = 0; q <= probes; ++q)
+        found[q] += codes[size_t{t} * (probes + 1) + q] == near[t];
     }
   }
   uint64_t singles = 0, pairs = 0;
