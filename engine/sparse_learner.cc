@@ -10,6 +10,7 @@
 #include "engine/memory_limit.h"
 
 #include "engine/engine_error.h"
+#include "engine/hash_family.h"
 #include "engine/inference.h"
 #include "engine/lsh_config.h"
 #include "engine/model_io.h"
@@ -63,7 +64,7 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   p.lsh_share = spec.Double("share", 0.5, 0.0, 1.0);
   const std::string probes = spec.String("probes", "auto");
   p.probes = probes == "auto" ? SelectorParams::kAutoProbes
-                              : static_cast<uint32_t>(Spec::Parse("x:probes=" + probes).Int("probes", 0, 0, 32));
+                              : static_cast<uint32_t>(Spec::Parse("x:probes=" + probes).Int("probes", 0, 0, MaxProbes(32)));
   const std::string rebuild = spec.String("rebuild", "auto");
   if (rebuild != "auto") {
     Spec single = Spec::Parse("x:rebuild=" + rebuild);
