@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <bit>
 #include <cmath>
 #include <numeric>
@@ -145,8 +146,7 @@ void OrderSwaps(const float* gap, uint32_t k, uint32_t probes, Swap* swaps) {
 // Probe p of a table swaps the winners of the hashes its Swap names for their runners-up.
 void DwtaHash::HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
                           HashScratch& scratch) const {
-  if (probes > MaxProbes(params_.k))
-    throw ConfigError("dwta: more probes than single and paired swaps");
+  assert(probes <= MaxProbes(params_.k));  // ResolveLsh rejects more
   Winners(x, scratch);
   const uint32_t bins = params_.k * params_.tables, k = params_.k;
   const uint32_t* winner = scratch.ints.data();

@@ -1,5 +1,6 @@
 #include "engine/hash_family.h"
 
+#include <cassert>
 #include <string>
 #include <vector>
 
@@ -31,11 +32,8 @@ void HashFamily::HashRows(const uint16_t* rows, uint32_t count, size_t stride, u
 
 void HashFamily::HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
                             HashScratch& scratch) const {
-  std::vector<uint32_t> own(tables());
-  Hash(x, own, scratch);
-  for (uint32_t t = 0; t < tables(); ++t) {
-    for (uint32_t p = 0; p <= probes; ++p) codes[t * (probes + 1) + p] = own[t];
-  }
+  assert(probes == 0);  // ResolveLsh gives a family without probes none
+  Hash(x, codes, scratch);
 }
 
 std::unique_ptr<HashFamily> MakeHashFamily(const HashParams& params) {

@@ -45,8 +45,8 @@ class HashFamily {
   virtual void Hash(std::span<const float> x, std::span<uint32_t> codes,
                     HashScratch& scratch) const = 0;
   // Hash, then for each table up to `probes` more codes of nearby buckets, most likely first
-  // (multi-probe LSH): codes[t * (probes + 1) + p], p = 0 the table's own code. A family
-  // without probes repeats the table's code. At most MaxProbes(k) probes.
+  // (multi-probe LSH): codes[t * (probes + 1) + p], p = 0 the table's own code. At most
+  // MaxProbes(k) probes; a family without probes (the default) takes none.
   virtual void HashProbes(std::span<const float> x, uint32_t probes, std::span<uint32_t> codes,
                           HashScratch& scratch) const;
   // Hashes `count` rows of dim() floats, `stride` floats apart, starting at `rows`: row r's

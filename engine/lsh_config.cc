@@ -19,8 +19,8 @@ constexpr uint32_t kMinTables = 16, kMaxTables = 64;
 // Codes long enough that a bucket holds about kBucketSize neurons (DWTA: log2(bin) bits per
 // hash); enough probed buckets that they return about kCandidatesPerPick neurons for each
 // place the tables fill, spread over as few tables as reach it (a multiple of 8, 16 to 64)
-// with K to 1.5 K probes a table: each hash swapped for its runner-up, then the closest pairs;
-// a bucket capacity of 4 mean buckets. The measurements behind it: engine/README.md.
+// with K to 1.5 K probes a table (DWTA; other families have none): each hash swapped for its
+// runner-up, then the closest pairs; a bucket capacity of 4 mean buckets. The measurements behind it: engine/README.md.
 void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   HashParams& h = p.hash;
   const bool dwta = h.family == "dwta";
@@ -34,17 +34,21 @@ void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   if (p.range_bits == 0) p.range_bits = std::min(code_bits, 28u);
   const double mean_bucket = outputs / std::ldexp(1.0, static_cast<int>(std::min(code_bits, p.range_bits)));
   const double lookups = kCandidatesPerPick * p.lsh_share * active / std::max(mean_bucket, 1.0);
+  // Only DWTA has probes (its runners-up); SRP's tables carry the whole target.
+  const uint32_t max_probes = dwta ? MaxProbes(h.k) : 0;
   if (p.probes == SelectorParams::kAutoProbes) {
     const double per_table = std::ceil(lookups / (h.tables == 0 ? kMinTables : h.tables)) - 1;
-    p.probes = static_cast<uint32_t>(std::clamp<double>(per_table, h.k, h.k + h.k / 2));
+    p.probes = dwta ? static_cast<uint32_t>(std::clamp<double>(per_table, h.k, h.k + h.k / 2)) : 0;
+  }
+  if (p.probes > max_probes) {
+    throw ConfigError(dwta ? "probes must be at most k + k(k-1)/2 (each hash, then each pair)"
+                           : "probes: only hash=dwta has probes (" + h.family + " has none)");
   }
   if (h.tables == 0) {
     h.tables = std::clamp<uint32_t>(
         static_cast<uint32_t>(std::ceil(lookups / (p.probes + 1) / 8) * 8), kMinTables, kMaxTables);
   }
   if (p.capacity == 0) p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
-  if (p.probes > MaxProbes(h.k))
-    throw ConfigError("probes must be at most k + k(k-1)/2 (each hash, then each pair)");
 }
 
 }  // namespace sparsebench

@@ -149,6 +149,22 @@ TEST(LshConfig, ProbesPairUpBeforeTablesGrow) {
   EXPECT_THROW(ResolveLsh(too_many, 67'009, 335), ConfigError);
 }
 
+// SRP codes have no runners-up to probe: its tables alone return the candidates.
+TEST(LshConfig, FamiliesWithoutProbesGetTablesInstead) {
+  for (const char* family : {"srp", "fastsrp"}) {
+    SelectorParams p;
+    p.hash.family = family;
+    p.lsh_share = 0.5;
+    p.probes = SelectorParams::kAutoProbes;
+    ResolveLsh(p, 67'009, 335);
+    EXPECT_EQ(p.probes, 0u) << family;
+    const double mean_bucket = 67'009 / std::ldexp(1.0, static_cast<int>(p.range_bits));
+    EXPECT_NEAR(p.hash.tables * mean_bucket / (0.5 * 335), 2.0, 0.8) << family;
+    p.probes = 1;
+    EXPECT_THROW(ResolveLsh(p, 67'009, 335), ConfigError) << family;
+  }
+}
+
 // DWTA with the 670K-output layer's 5 hashes a table (15 probes: 5 single swaps, 10 pairs).
 HashParams FiveHashDwta(uint32_t tables, uint64_t seed) {
   HashParams p;
@@ -193,8 +209,6 @@ TEST(Dwta, ProbesSwapEachHashThenEachPair) {
       }
     }
   }
-  std::vector<float> x = Gaussian(rng, p.dim);
-  EXPECT_THROW(hash->HashProbes(x, probes + 1, codes, scratch), ConfigError);
 }
 
 // Probes come most likely first: a slightly changed vector's own bucket is found more often

@@ -23,15 +23,17 @@ TEST(Spec, CanonicalStringRoundTrips) {
   EXPECT_FALSE(SparseConfig::Parse("sparse:moments=fp32", shape).bf16_weights);
 }
 
-// Auto probes may exceed 32 (k = 32 one-bit hashes: up to 48); the canonical spec that
-// records them must parse again (a fuzz finding).
+// Auto probes may exceed 32 (DWTA with k = 32 one-bit hashes: up to 48); the canonical spec
+// that records them must parse again (a fuzz finding). Only DWTA has probes.
 TEST(Spec, ResolvedProbesRoundTrip) {
   const DataShape shape{16, 1100};
-  const SparseConfig c = SparseConfig::Parse("sparse:hidden=4,out_sparsity=0.9,hash=srp,k=32", shape);
+  const SparseConfig c = SparseConfig::Parse("sparse:hidden=4,out_sparsity=0.9,bin=2,k=32", shape);
   EXPECT_GT(c.selector.probes, 32u);
   const std::string canonical = c.Canonical();
   EXPECT_EQ(SparseConfig::Parse(canonical, shape).Canonical(), canonical);
-  EXPECT_THROW(SparseConfig::Parse("sparse:hash=srp,k=32,probes=529", shape), ConfigError);
+  EXPECT_THROW(SparseConfig::Parse("sparse:bin=2,k=32,probes=529", shape), ConfigError);
+  EXPECT_EQ(SparseConfig::Parse("sparse:hidden=4,out_sparsity=0.9,hash=srp,k=32", shape).selector.probes, 0u);
+  EXPECT_THROW(SparseConfig::Parse("sparse:hash=srp,probes=1", shape), ConfigError);
 }
 
 TEST(Spec, RejectsMistakes) {
