@@ -20,7 +20,8 @@ constexpr uint32_t kMinTables = 16, kMaxTables = 64;
 // hash); enough probed buckets that they return about kCandidatesPerPick neurons for each
 // place the tables fill, spread over as few tables as reach it (a multiple of 8, 16 to 64)
 // with K to 1.5 K probes a table (DWTA; other families have none): each hash swapped for its
-// runner-up, then the closest pairs; a bucket capacity of 4 mean buckets. The measurements behind it: engine/README.md.
+// runner-up, then the closest pairs; a bucket capacity of 4 mean buckets. The measurements
+// behind it: engine/README.md.
 void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   HashParams& h = p.hash;
   const bool dwta = h.family == "dwta";
@@ -48,7 +49,8 @@ void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
     h.tables = std::clamp<uint32_t>(
         static_cast<uint32_t>(std::ceil(lookups / (p.probes + 1) / 8) * 8), kMinTables, kMaxTables);
   }
-  if (p.capacity == 0) p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
+  if (p.capacity == 0)
+    p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
 }
 
 }  // namespace sparsebench

@@ -32,7 +32,9 @@ TEST(Spec, ResolvedProbesRoundTrip) {
   const std::string canonical = c.Canonical();
   EXPECT_EQ(SparseConfig::Parse(canonical, shape).Canonical(), canonical);
   EXPECT_THROW(SparseConfig::Parse("sparse:bin=2,k=32,probes=529", shape), ConfigError);
-  EXPECT_EQ(SparseConfig::Parse("sparse:hidden=4,out_sparsity=0.9,hash=srp,k=32", shape).selector.probes, 0u);
+  EXPECT_EQ(
+      SparseConfig::Parse("sparse:hidden=4,out_sparsity=0.9,hash=srp,k=32", shape).selector.probes,
+      0u);
   EXPECT_THROW(SparseConfig::Parse("sparse:hash=srp,probes=1", shape), ConfigError);
 }
 
