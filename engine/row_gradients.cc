@@ -140,12 +140,53 @@ constexpr int64_t kAhead = 8;  // rows whose weights and moments are on their wa
   }
 }
 
+// Adam on row r (and with row_bias its bias) from its summed gradient, in the row's storage.
+void ApplyRow(Parameters& params, uint32_t r, const float* grad, float bias_grad, bool row_bias,
+              const AdamStep& step) {
+  const uint32_t dim = params.dim;
+  const size_t at = size_t{r} * dim;
+  if (params.bf16_weights()) {
+    step.Apply(grad, params.w16.data() + at, params.m16.data() + at, params.v16.data() + at, dim,
+               step.noise_seed + static_cast<uint32_t>(at) * 0x9e3779b9u);
+  } else if (params.bf16_moments()) {
+    step.Apply(grad, params.w.data() + at, params.m16.data() + at, params.v16.data() + at, dim);
+  } else {
+    step.Apply(grad, params.w.data() + at, params.m.data() + at, params.v.data() + at, dim);
+  }
+  if (row_bias) step.ApplyOne(bias_grad, params.bias[r], params.bias_m[r], params.bias_v[r]);
+}
+
 }  // namespace
+
+void ApplyDenseAdam(Parameters& params, const float* coeffs, size_t slots, const float* vectors,
+                    const AdamStep& step, int threads) {
+  constexpr uint32_t kBlock = 16;  // rows whose coefficients of one slot share a cache line
+  const uint32_t dim = params.dim, rows = params.rows;
+  const auto blocks = static_cast<int64_t>((rows + kBlock - 1) / kBlock);
+#pragma omp parallel num_threads(threads)
+  {
+    FloatVector grads(size_t{kBlock} * dim);
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < blocks; ++b) {
+      const auto first = static_cast<uint32_t>(b) * kBlock, count = std::min(kBlock, rows - first);
+      std::fill(grads.begin(), grads.end(), 0.0f);
+      float bias_grads[kBlock] = {};
+      for (size_t slot = 0; slot < slots; ++slot) {
+        const float* c = coeffs + slot * rows + first;
+        for (uint32_t j = 0; j < count; ++j) {
+          Axpy(c[j], vectors + slot * dim, grads.data() + size_t{j} * dim, dim);
+          bias_grads[j] += c[j];
+        }
+      }
+      for (uint32_t j = 0; j < count; ++j)
+        ApplyRow(params, first + j, grads.data() + size_t{j} * dim, bias_grads[j], true, step);
+    }
+  }
+}
 
 void RowGradients::ApplyAdam(Parameters& params, const float* vectors, bool row_bias,
                              const AdamStep& step, int threads) const {
   const uint32_t dim = params.dim;
-  const bool bf16 = params.bf16_moments();
   const auto unique = static_cast<int64_t>(unique_);
 #pragma omp parallel num_threads(threads)
   {
@@ -159,19 +200,8 @@ void RowGradients::ApplyAdam(Parameters& params, const float* vectors, bool row_
         Axpy(entries_[e].coeff, vectors + size_t{entries_[e].slot} * dim, grad.data(), dim);
         bias_grad += entries_[e].coeff;
       }
-      const uint32_t r = rows_[static_cast<size_t>(i)];
-      const size_t at = size_t{r} * dim;
       if (i + kAhead < unique) Prefetch(params, rows_[static_cast<size_t>(i + kAhead)], row_bias);
-      if (params.bf16_weights()) {
-        step.Apply(grad.data(), params.w16.data() + at, params.m16.data() + at,
-                   params.v16.data() + at, dim,
-                   step.noise_seed + static_cast<uint32_t>(at) * 0x9e3779b9u);
-      } else if (bf16) {
-        step.Apply(grad.data(), params.w.data() + at, params.m16.data() + at, params.v16.data() + at, dim);
-      } else {
-        step.Apply(grad.data(), params.w.data() + at, params.m.data() + at, params.v.data() + at, dim);
-      }
-      if (row_bias) step.ApplyOne(bias_grad, params.bias[r], params.bias_m[r], params.bias_v[r]);
+      ApplyRow(params, rows_[static_cast<size_t>(i)], grad.data(), bias_grad, row_bias, step);
     }
   }
 }

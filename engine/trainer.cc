@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "datasets/random.h"
+#include "engine/memory_limit.h"
 #include "engine/sample_pass.h"
 #include "engine/vector_ops.h"
 
@@ -53,6 +54,10 @@ Trainer::Trainer(Network& network, NeuronSelector* selector, const TrainerConfig
   if (dense_) {
     all_outputs_.resize(network.shape.output_dim);
     std::iota(all_outputs_.begin(), all_outputs_.end(), 0u);
+    const size_t grads = size_t{config.batch} * network.shape.output_dim;
+    CheckFitsInMemory(grads * sizeof(float),
+                      "a dense batch's output gradients (batch x outputs floats)");
+    batch_output_grads_.resize(grads);
     return;
   }
   rebuild_gap_ = config.rebuild.first;
@@ -93,7 +98,8 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
   const auto update_start = Clock::now();
   ApplyUpdates(end - begin);
   stats.phases.update += Since(update_start);
-  stats.updated_rows += static_cast<double>(output_grads_.unique_rows());
+  stats.updated_rows +=
+      dense_ ? net_.shape.output_dim : static_cast<double>(output_grads_.unique_rows());
   for (ThreadState& s : states_) {
     stats.mean_loss += s.loss;
     stats.mean_active += static_cast<double>(s.active_total);
@@ -111,7 +117,12 @@ void Trainer::TrainSample(const Dataset& data, uint32_t row, uint32_t slot, Thre
   float* hidden = batch_hidden_.data() + size_t{slot} * h_dim;
   float* hidden_grad = batch_hidden_grad_.data() + size_t{slot} * h_dim;
   std::fill(hidden_grad, hidden_grad + h_dim, 0.0f);
-  if (sample.labels.empty()) return;  // nothing to learn from a row without labels
+  const size_t outputs = net_.shape.output_dim;
+  float* output_grads = dense_ ? batch_output_grads_.data() + slot * outputs : nullptr;
+  if (sample.labels.empty()) {  // nothing to learn from a row without labels
+    if (dense_) std::fill(output_grads, output_grads + outputs, 0.0f);
+    return;
+  }
   net_.Hidden(sample.features, sample.values, hidden);
 
   std::span<const uint32_t> active = all_outputs_;
@@ -122,9 +133,13 @@ void Trainer::TrainSample(const Dataset& data, uint32_t row, uint32_t slot, Thre
     active = state.active;
   }
   state.loss += ForwardBackward(net_, sample, active, !dense_, hidden, hidden_grad, state.output_grads);
-  for (size_t a = 0; a < active.size(); ++a) {
-    state.output_contributions[output_grads_.PartOf(active[a])].push_back(
-        {active[a], slot, state.output_grads[a]});
+  if (dense_) {
+    std::copy(state.output_grads.begin(), state.output_grads.end(), output_grads);
+  } else {
+    for (size_t a = 0; a < active.size(); ++a) {
+      state.output_contributions[output_grads_.PartOf(active[a])].push_back(
+          {active[a], slot, state.output_grads[a]});
+    }
   }
   for (size_t i = 0; i < sample.features.size(); ++i) {
     state.input_contributions.push_back({sample.features[i], slot, sample.values[i]});
@@ -141,8 +156,13 @@ void Trainer::ApplyUpdates(size_t batch_size) {
     for (const auto& part : s.output_contributions) outputs.push_back(&part);
     inputs.push_back(&s.input_contributions);
   }
-  output_grads_.Group(outputs);
-  output_grads_.ApplyAdam(net_.output, batch_hidden_.data(), /*row_bias=*/true, step, threads);
+  if (dense_) {
+    ApplyDenseAdam(net_.output, batch_output_grads_.data(), batch_size, batch_hidden_.data(), step,
+                   threads);
+  } else {
+    output_grads_.Group(outputs);
+    output_grads_.ApplyAdam(net_.output, batch_hidden_.data(), /*row_bias=*/true, step, threads);
+  }
   input_grads_.Group(inputs);
   input_grads_.ApplyAdam(net_.input, batch_hidden_grad_.data(), /*row_bias=*/false, step, threads);
   // The hidden bias's gradient, summed in sample order.

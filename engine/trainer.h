@@ -94,6 +94,7 @@ class Trainer {
   std::vector<uint32_t> order_;
   std::vector<uint32_t> all_outputs_;
   FloatVector batch_hidden_, batch_hidden_grad_;
+  FloatVector batch_output_grads_;  // dense only: each slot's gradient over every output
   std::vector<ThreadState> states_;
   RowGradients output_grads_, input_grads_;
 };

@@ -117,6 +117,40 @@ TEST_P(RowGradientsTest, EveryThreadCountMatchesThePlainSumBitForBit) {
   }
 }
 
+// A dense batch (every slot contributes to every row, some coefficients zero) applied by
+// ApplyDenseAdam is what listing every contribution and grouping it gives, bit for bit, in
+// every storage and for every thread count; a row count that is not a multiple of its blocks.
+TEST(DenseAdam, MatchesGroupingEveryContribution) {
+  const uint32_t rows = 1'003, dim = 24, slots = 13;
+  Rng rng(5);
+  std::vector<float> coeffs(size_t{slots} * rows), vectors(size_t{slots} * dim);
+  for (float& x : coeffs) x = rng.Below(5) == 0 ? 0.0f : static_cast<float>(rng.Uniform()) - 0.5f;
+  for (float& x : vectors) x = static_cast<float>(rng.Uniform());
+  std::vector<Contribution> list;
+  for (uint32_t slot = 0; slot < slots; ++slot) {
+    for (uint32_t r = 0; r < rows; ++r) list.push_back({r, slot, coeffs[size_t{slot} * rows + r]});
+  }
+  for (const bool bf16 : {false, true}) {
+    for (const int threads : {1, 2, 3}) {
+      Parameters grouped(rows, dim, rows, {bf16, bf16}), dense(rows, dim, rows, {bf16, bf16});
+      grouped.Initialize(3, dim, rows);
+      dense.Initialize(3, dim, rows);
+      RowGradients grads(rows);
+      const std::vector<const std::vector<Contribution>*> lists = {&list};
+      for (uint64_t step = 1; step <= 3; ++step) {
+        const AdamStep adam(AdamConfig{}, step);
+        grads.Group(lists);
+        grads.ApplyAdam(grouped, vectors.data(), /*row_bias=*/true, adam, threads);
+        ApplyDenseAdam(dense, coeffs.data(), slots, vectors.data(), adam, threads);
+      }
+      EXPECT_EQ(dense.w, grouped.w) << bf16 << " " << threads;
+      EXPECT_EQ(dense.w16, grouped.w16) << bf16 << " " << threads;
+      EXPECT_EQ(dense.m16, grouped.m16) << bf16 << " " << threads;
+      EXPECT_EQ(dense.bias, grouped.bias) << bf16 << " " << threads;
+    }
+  }
+}
+
 // Few and many contributions a row; ranges of rows sorted in one radix pass (1,000 rows), two
 // (100,000) and, on one thread, three (over 2^22 rows).
 INSTANTIATE_TEST_SUITE_P(FewAndMany, RowGradientsTest,
