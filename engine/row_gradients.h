@@ -15,11 +15,6 @@ struct Contribution {
   float coeff;
 };
 
-// Groups a batch's contributions by row (a stable radix sort on the row, so sums run in
-// sample order whatever the thread count, and no array as wide as the layer is touched) and
-// applies Adam to the rows that received gradient only: a batch costs what its active
-// neurons cost, not the layer's width. Rows are visited in ascending order, so the weights and
-// moments stream through memory in one direction.
 // Adam on every row of an output layer from a dense batch: row r's gradient is the sum over
 // slots of coeffs[slot * rows + r] * vectors[slot * dim ...], in slot order, and its bias's
 // the sum of the coefficients: what Group and ApplyAdam give when every slot contributes to
@@ -27,6 +22,11 @@ struct Contribution {
 void ApplyDenseAdam(Parameters& params, const float* coeffs, size_t slots, const float* vectors,
                     const AdamStep& step, int threads);
 
+// Groups a batch's contributions by row (a stable radix sort on the row, so sums run in
+// sample order whatever the thread count, and no array as wide as the layer is touched) and
+// applies Adam to the rows that received gradient only: a batch costs what its active
+// neurons cost, not the layer's width. Rows are visited in ascending order, so the weights and
+// moments stream through memory in one direction.
 class RowGradients {
  public:
   // `parts` ranges of rows, grouped in parallel, one thread each.
