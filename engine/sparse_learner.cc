@@ -95,14 +95,17 @@ std::string SparseConfig::Canonical() const {
   const HashParams& h = selector.hash;
   s += ",hash=" + (selector.kind == "random" ? std::string("random") : h.family);
   if (selector.kind == "lsh") {
-    s += ",k=" + std::to_string(h.k) + ",l=" + std::to_string(h.tables);
-    if (h.family == "dwta") s += ",bin=" + std::to_string(h.bin_size);
+    // Unresolved settings stay auto: an active target that covers every output resolves none.
     auto or_auto = [](uint32_t v) { return v == 0 ? std::string("auto") : std::to_string(v); };
+    s += ",k=" + or_auto(h.k) + ",l=" + or_auto(h.tables);
+    if (h.family == "dwta") s += ",bin=" + or_auto(h.bin_size);
     s += ",range=" + or_auto(selector.range_bits) + ",cap=" + or_auto(selector.capacity);
     s += std::string(",select=") + (selector.top_frequency ? "topfreq" : "union");
     char share[32];
     std::snprintf(share, sizeof share, "%g", selector.lsh_share);
-    s += std::string(",share=") + share + ",probes=" + std::to_string(selector.probes);
+    s += std::string(",share=") + share + ",probes=" +
+         (selector.probes == SelectorParams::kAutoProbes ? std::string("auto")
+                                                         : std::to_string(selector.probes));
   }
   s += std::string(",pad=") + (selector.pad_random ? "random" : "none");
   if (selector.kind == "lsh") {

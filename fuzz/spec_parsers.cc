@@ -3,6 +3,7 @@
 // each accepted sparse spec (hash families, tables and their size limits).
 // fuzz-options: -max_len=512
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "baselines/dense_spec.h"
@@ -16,6 +17,19 @@ using namespace sparsebench;
 
 namespace {
 
+// The canonical form of `parse(canonical)`; a canonical spec that does not parse again is a
+// finding named as such, not an escaped exception.
+template <typename Parse>
+std::string Reparsed(const std::string& canonical, Parse parse) {
+  try {
+    return parse(canonical).Canonical();
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "canonical spec '%s' does not parse: %s\n", canonical.c_str(), e.what());
+    FUZZ_REQUIRE(!"a canonical spec parses again");
+  }
+  return {};
+}
+
 void Sparse(const std::string& text) {
   const DataShape shape{16, 1100};  // more than 1024 outputs: LSH selection by default
   SparseConfig config;
@@ -25,7 +39,8 @@ void Sparse(const std::string& text) {
     return;
   }
   const std::string canonical = config.Canonical();
-  FUZZ_REQUIRE(SparseConfig::Parse(canonical, shape).Canonical() == canonical);
+  const auto parse = [&](const std::string& t) { return SparseConfig::Parse(t, shape); };
+  FUZZ_REQUIRE(Reparsed(canonical, parse) == canonical);
   // Building costs k x l hashes per output neuron: only small settings, to keep the pace.
   if (config.hidden > 16 || config.selector.hash.k * config.selector.hash.tables > 256) return;
   try {
@@ -50,10 +65,10 @@ void Text(const std::string& text) {
     return;
   }
   const std::string canonical = config.Canonical();
-  FUZZ_REQUIRE(TextConfig::Parse(canonical).Canonical() == canonical);
+  FUZZ_REQUIRE(Reparsed(canonical, TextConfig::Parse) == canonical);
   config.Resolve(1000, 20);
   const std::string resolved = config.Canonical();
-  FUZZ_REQUIRE(TextConfig::Parse(resolved).Canonical() == resolved);
+  FUZZ_REQUIRE(Reparsed(resolved, TextConfig::Parse) == resolved);
   try {
     SparseConfig::Parse(config.SparseSpec(), DataShape{config.featurizer.buckets, 20});
   } catch (const ConfigError&) {
@@ -65,7 +80,8 @@ void Dense(const std::string& text) {
   for (const char* family : {"blas", "torch"}) {
     try {
       const DenseSpec spec = DenseSpec::Parse(text, family);
-      FUZZ_REQUIRE(DenseSpec::Parse(spec.Canonical(), family).Canonical() == spec.Canonical());
+      const auto parse = [&](const std::string& t) { return DenseSpec::Parse(t, family); };
+      FUZZ_REQUIRE(Reparsed(spec.Canonical(), parse) == spec.Canonical());
     } catch (const ConfigError&) {
     }
   }

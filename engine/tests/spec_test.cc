@@ -38,6 +38,21 @@ TEST(Spec, ResolvedProbesRoundTrip) {
   EXPECT_THROW(SparseConfig::Parse("sparse:hash=srp,probes=1", shape), ConfigError);
 }
 
+// An out_sparsity below 1 whose active target still covers every output (1100 x 0.9999
+// rounds up to 1100) trains dense and resolves no LSH setting; its canonical spec keeps them
+// auto and parses again (a fuzz finding: it printed k=0, l=0, probes=4294967295).
+TEST(Spec, UnresolvedSettingsRoundTripAsAuto) {
+  const DataShape shape{16, 1100};
+  for (const char* text : {"sparse:out_sparsity=0.9999", "sparse:out_sparsity=0.9999,hash=srp"}) {
+    const SparseConfig c = SparseConfig::Parse(text, shape);
+    EXPECT_EQ(c.ActiveTarget(shape.labels), shape.labels);
+    const std::string canonical = c.Canonical();
+    EXPECT_NE(canonical.find(",k=auto,l=auto"), std::string::npos) << canonical;
+    EXPECT_NE(canonical.find(",probes=auto"), std::string::npos) << canonical;
+    EXPECT_EQ(SparseConfig::Parse(canonical, shape).Canonical(), canonical);
+  }
+}
+
 TEST(Spec, RejectsMistakes) {
   const DataShape shape{10, 10};
   EXPECT_THROW(SparseConfig::Parse("sparse:hiden=3", shape), ConfigError);
