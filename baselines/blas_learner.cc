@@ -56,9 +56,9 @@ BlasLearner::BlasLearner(const std::string& spec, const DataShape& shape,
   const size_t h = spec_.hidden;
   hidden_.resize(options_.batch * h);
   hidden_grad_.resize(options_.batch * h);
-  logits_.resize(size_t{options_.batch} * shape.labels);
-  input_grad_.assign(network_.input.w.size(), 0.0f);
-  output_grad_.resize(network_.output.w.size());
+  AssignZeros(logits_, size_t{options_.batch} * shape.labels);
+  AssignZeros(input_grad_, network_.input.w.size());
+  AssignZeros(output_grad_, network_.output.w.size());
   output_bias_grad_.resize(shape.labels);
   hidden_bias_grad_.resize(h);
   if (spec_.sparse_input_update) row_stamp_.assign(shape.features, 0u);

@@ -77,7 +77,8 @@ class LshSelector : public NeuronSelector {
   template <typename Weight>
   void HashAndBuild(const Weight* weights, uint32_t rows, uint32_t dim, int threads) {
     const uint32_t tables = family_->tables();
-    codes_.resize(size_t{rows} * tables);  // kept between rebuilds: no page faults
+    if (codes_.size() != size_t{rows} * tables)
+      AssignZeros(codes_, size_t{rows} * tables);  // kept between rebuilds
     constexpr uint32_t kChunk = 256;
     const auto chunks = static_cast<int64_t>((rows + kChunk - 1) / kChunk);
 #pragma omp parallel num_threads(threads)
@@ -163,7 +164,7 @@ class LshSelector : public NeuronSelector {
   uint32_t rows_;
   std::unique_ptr<HashFamily> family_;
   LshTables tables_;
-  std::vector<uint32_t> codes_;
+  std::vector<uint32_t, AlignedAllocator<uint32_t>> codes_;
   uint64_t builds_ = 0;
 };
 

@@ -21,7 +21,7 @@ void LshTables::Build(std::span<const uint32_t> codes, uint32_t rows, uint32_t t
   rows_ = rows;
   tables_ = tables;
   offsets_.resize(size_t{tables} * ((size_t{1} << range_bits_) + 1));
-  ids_.resize(size_t{rows} * tables);
+  if (ids_.size() != size_t{rows} * tables) AssignZeros(ids_, size_t{rows} * tables);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (uint32_t t = 0; t < tables; ++t) BuildTable(codes, rows, t, capacity, seed);
 }

@@ -49,7 +49,7 @@ struct Parameters {
   void UseBf16Weights();
   void UseFp32Weights();
   bool bf16_weights() const { return !w16.empty(); }
-  // Glorot-normal weights from a seed (bf16 weights: each draw rounded to nearest), zero
+  // Glorot-uniform weights from a seed (bf16 weights: each draw rounded to nearest), zero
   // biases and moments.
   void Initialize(uint64_t seed, double fan_in, double fan_out);
 
