@@ -43,18 +43,18 @@ using FloatVector = std::vector<float, AlignedAllocator<float>>;
 // single thread over a second.
 void TouchPages(void* p, size_t bytes);
 
-// v = n zeros; a large array's pages are first touched by the run's threads.
+// v = n zeros. A large array that needs new storage gets it after the old is released (never
+// two copies at once), its pages first touched by the run's threads.
 template <typename T>
 void AssignZeros(std::vector<T, AlignedAllocator<T>>& v, size_t n) {
-  if (n * sizeof(T) < 2 * AlignedAllocator<T>::kHugeBytes) {
+  if (n * sizeof(T) < 2 * AlignedAllocator<T>::kHugeBytes || v.capacity() >= n) {
     v.assign(n, T{});
     return;
   }
-  std::vector<T, AlignedAllocator<T>> fresh;
-  fresh.reserve(n);
-  TouchPages(fresh.data(), n * sizeof(T));
-  fresh.resize(n);
-  v.swap(fresh);
+  std::vector<T, AlignedAllocator<T>>().swap(v);
+  v.reserve(n);
+  TouchPages(v.data(), n * sizeof(T));
+  v.resize(n);
 }
 
 }  // namespace sparsebench

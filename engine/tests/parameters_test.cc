@@ -12,10 +12,14 @@ namespace {
 
 TEST(AssignZeros, LargeArraysComeBackZeroAndSized) {
   for (size_t n : {size_t{1000}, size_t{3} << 20}) {  // below and above the threaded path
-    FloatVector v(n / 2, 7.0f);
-    AssignZeros(v, n);
-    ASSERT_EQ(v.size(), n);
-    for (size_t i = 0; i < n; ++i) ASSERT_EQ(v[i], 0.0f) << "at " << i << " of " << n;
+    for (size_t before : {n / 2, n}) {                  // new storage, and the old reused
+      FloatVector v(before, 7.0f);
+      const float* storage = v.data();
+      AssignZeros(v, n);
+      ASSERT_EQ(v.size(), n);
+      if (before == n) EXPECT_EQ(v.data(), storage);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(v[i], 0.0f) << "at " << i << " of " << n;
+    }
   }
 }
 
