@@ -12,7 +12,7 @@ namespace {
 
 TEST(AssignZeros, LargeArraysComeBackZeroAndSized) {
   for (size_t n : {size_t{1000}, size_t{3} << 20}) {  // below and above the threaded path
-    for (size_t before : {n / 2, n}) {                  // new storage, and the old reused
+    for (size_t before : {n / 2, n}) {                // new storage, and the old reused
       FloatVector v(before, 7.0f);
       const float* storage = v.data();
       AssignZeros(v, n);
