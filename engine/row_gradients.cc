@@ -206,4 +206,83 @@ void RowGradients::ApplyAdam(Parameters& params, const float* vectors, bool row_
   }
 }
 
+size_t RowGradients::FirstListedOfChunk(uint32_t chunk) const {
+  const uint64_t first_row = uint64_t{rows_count_} * chunk / kChunks;
+  const auto listed = rows_.begin() + static_cast<std::ptrdiff_t>(unique_);
+  return static_cast<size_t>(std::lower_bound(rows_.begin(), listed, first_row) - rows_.begin());
+}
+
+namespace {
+
+template <typename RowOf, typename Entry>
+void ScoreRows(const Parameters& params, RowOf row_of, std::span<const uint32_t> rows,
+               const uint32_t* offsets, const Entry* entries, const uint32_t* positions,
+               const float* vectors, float* values, int threads) {
+  const uint32_t dim = params.dim;
+  const size_t row_bytes = dim * sizeof(*row_of(0));
+  const auto count = static_cast<int64_t>(rows.size());
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t i = 0; i < count; ++i) {
+    if (i + kAhead < count)
+      PrefetchBytesL2(row_of(rows[static_cast<size_t>(i + kAhead)]), row_bytes);
+    const uint32_t r = rows[static_cast<size_t>(i)];
+    const auto* row = row_of(r);
+    const float bias = params.bias[r];
+    for (uint32_t e = offsets[i]; e < offsets[i + 1]; ++e)
+      values[positions[e]] = Dot(row, vectors + size_t{entries[e].slot} * dim, dim) + bias;
+  }
+}
+
+}  // namespace
+
+void RowGradients::Score(const Parameters& params, const float* vectors, const uint32_t* positions,
+                         float* values, int threads) const {
+  const std::span<const uint32_t> rows(rows_.data(), unique_);
+  if (params.bf16_weights()) {
+    ScoreRows(
+        params, [&](uint32_t r) { return params.row16(r); }, rows, offsets_.data(), entries_.data(),
+        positions, vectors, values, threads);
+  } else {
+    ScoreRows(
+        params, [&](uint32_t r) { return params.row(r); }, rows, offsets_.data(), entries_.data(),
+        positions, vectors, values, threads);
+  }
+}
+
+void RowGradients::ApplyAdamBackprop(Parameters& params, const float* vectors, const float* coeffs,
+                                     size_t slots, float* vector_grads, const AdamStep& step,
+                                     int threads) const {
+  const uint32_t dim = params.dim;
+  const size_t chunk_floats = slots * dim;
+#pragma omp parallel num_threads(threads)
+  {
+    FloatVector grad(dim);
+#pragma omp for schedule(dynamic)
+    for (int64_t chunk = 0; chunk < int64_t{kChunks}; ++chunk) {
+      float* chunk_grads = vector_grads + static_cast<size_t>(chunk) * chunk_floats;
+      std::fill(chunk_grads, chunk_grads + chunk_floats, 0.0f);
+      const size_t end = FirstListedOfChunk(static_cast<uint32_t>(chunk) + 1);
+      for (size_t i = FirstListedOfChunk(static_cast<uint32_t>(chunk)); i < end; ++i) {
+        if (i + kAhead < unique_) Prefetch(params, rows_[i + kAhead], /*row_bias=*/true);
+        const uint32_t r = rows_[i];
+        std::fill(grad.begin(), grad.end(), 0.0f);
+        float bias_grad = 0;
+        for (uint32_t e = offsets_[i]; e < offsets_[i + 1]; ++e) {
+          const float* vector = vectors + size_t{entries_[e].slot} * dim;
+          float* vector_grad = chunk_grads + size_t{entries_[e].slot} * dim;
+          const float coeff = coeffs[e];
+          Axpy(coeff, vector, grad.data(), dim);
+          bias_grad += coeff;
+          if (params.bf16_weights()) {
+            Axpy(coeff, params.row16(r), vector_grad, dim);
+          } else {
+            Axpy(coeff, params.row(r), vector_grad, dim);
+          }
+        }
+        ApplyRow(params, r, grad.data(), bias_grad, /*row_bias=*/true, step);
+      }
+    }
+  }
+}
+
 }  // namespace sparsebench

@@ -49,12 +49,33 @@ class RowGradients {
   void ApplyAdam(Parameters& params, const float* vectors, bool row_bias, const AdamStep& step,
                  int threads) const;
 
+  // The grouped entries (every contribution), row by row: entry e's slot and coefficient.
+  size_t entries() const { return entries_.size(); }
+  uint32_t slot_of(size_t e) const { return entries_[e].slot; }
+  float coeff_of(size_t e) const { return entries_[e].coeff; }
+
+  // A sparse output layer's logits read row by row, each row once however many samples it
+  // serves: values[positions[e]] = row . vectors[slot of e] + the row's bias, for every entry e.
+  void Score(const Parameters& params, const float* vectors, const uint32_t* positions,
+             float* values, int threads) const;
+  // The backward pass and Adam step of such a layer: entry e's coefficient is coeffs[e] (the
+  // grouped one is ignored), and before its step each row adds that coefficient * (its
+  // weights) to vector_grads[(chunk * slots + slot of e) * dim ...], where chunk is the row's
+  // of kChunks fixed ranges of rows. Summed over chunks in order, these are dLoss/d(vector)
+  // whatever the thread count. vector_grads (kChunks * slots * dim floats) is overwritten.
+  static constexpr uint32_t kChunks = 16;
+  void ApplyAdamBackprop(Parameters& params, const float* vectors, const float* coeffs,
+                         size_t slots, float* vector_grads, const AdamStep& step,
+                         int threads) const;
+
  private:
   struct Entry {
     uint32_t slot;
     float coeff;
   };
   uint32_t FirstRowOf(uint32_t part) const;
+  // Position in rows_ of the first listed row of chunk `chunk` (of kChunks equal row ranges).
+  size_t FirstListedOfChunk(uint32_t chunk) const;
   // Sorts a part's contributions by row into sorted_[part]; returns how many rows they touch.
   size_t SortPart(std::span<const std::vector<Contribution>* const> lists, uint32_t part);
   // Lays out a part's rows from position `row_at` of rows_ and entry `entry_at` on.

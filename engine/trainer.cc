@@ -47,8 +47,10 @@ Trainer::Trainer(Network& network, NeuronSelector* selector, const TrainerConfig
       rebuild_gap_(0),
       batch_hidden_(size_t{config.batch} * network.shape.hidden_dim),
       batch_hidden_grad_(size_t{config.batch} * network.shape.hidden_dim),
+      batch_active_(config.batch),
+      batch_labels_(config.batch),
       states_(static_cast<size_t>(std::max(1, config.threads))),
-      output_grads_(network.shape.output_dim, static_cast<uint32_t>(std::max(1, config.threads))),
+      output_batch_(network.shape.output_dim, static_cast<uint32_t>(std::max(1, config.threads))),
       input_grads_(network.shape.input_dim) {
   assert(config.batch > 0);
   if (dense_) {
@@ -81,7 +83,7 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
   const int threads = static_cast<int>(states_.size());
   const auto count = static_cast<int64_t>(end - begin);
   for (ThreadState& state : states_) {  // also those of threads the runtime may not start
-    state.output_contributions.resize(output_grads_.parts());
+    state.output_contributions.resize(output_batch_.parts());
     for (auto& part : state.output_contributions) part.clear();
     state.input_contributions.clear();
   }
@@ -94,12 +96,13 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
       TrainSample(data, order_[begin + static_cast<size_t>(i)], static_cast<uint32_t>(i), state);
     }
   }
+  if (!dense_) ForwardOutput(end - begin, stats);
   stats.phases.samples += Since(start);
   const auto update_start = Clock::now();
   ApplyUpdates(end - begin);
   stats.phases.update += Since(update_start);
   stats.updated_rows +=
-      dense_ ? net_.shape.output_dim : static_cast<double>(output_grads_.unique_rows());
+      dense_ ? net_.shape.output_dim : static_cast<double>(output_batch_.unique_rows());
   for (ThreadState& s : states_) {
     stats.mean_loss += s.loss;
     stats.mean_active += static_cast<double>(s.active_total);
@@ -119,6 +122,7 @@ void Trainer::TrainSample(const Dataset& data, uint32_t row, uint32_t slot, Thre
   std::fill(hidden_grad, hidden_grad + h_dim, 0.0f);
   const size_t outputs = net_.shape.output_dim;
   float* output_grads = dense_ ? batch_output_grads_.data() + slot * outputs : nullptr;
+  if (!dense_) batch_active_[slot] = batch_labels_[slot] = 0;
   if (sample.labels.empty()) {  // nothing to learn from a row without labels
     if (dense_) std::fill(output_grads, output_grads + outputs, 0.0f);
     return;
@@ -132,14 +136,18 @@ void Trainer::TrainSample(const Dataset& data, uint32_t row, uint32_t slot, Thre
                       state.selector, rng, state.active);
     active = state.active;
   }
-  state.loss += ForwardBackward(net_, sample, active, !dense_, hidden, hidden_grad, state.output_grads);
   if (dense_) {
+    state.loss +=
+        ForwardBackward(net_, sample, active, false, hidden, hidden_grad, state.output_grads);
     std::copy(state.output_grads.begin(), state.output_grads.end(), output_grads);
   } else {
+    // Selectors place the labels first; OutputBatch scores and backpropagates the batch.
     for (size_t a = 0; a < active.size(); ++a) {
-      state.output_contributions[output_grads_.PartOf(active[a])].push_back(
-          {active[a], slot, state.output_grads[a]});
+      state.output_contributions[output_batch_.PartOf(active[a])].push_back(
+          {active[a], slot, static_cast<float>(a)});
     }
+    batch_active_[slot] = static_cast<uint32_t>(active.size());
+    batch_labels_[slot] = static_cast<uint32_t>(sample.labels.size());
   }
   for (size_t i = 0; i < sample.features.size(); ++i) {
     state.input_contributions.push_back({sample.features[i], slot, sample.values[i]});
@@ -148,20 +156,30 @@ void Trainer::TrainSample(const Dataset& data, uint32_t row, uint32_t slot, Thre
   ++state.samples;
 }
 
+void Trainer::ForwardOutput(size_t batch_size, EpochStats& stats) {
+  std::vector<const std::vector<Contribution>*> outputs;
+  for (const ThreadState& s : states_) {
+    for (const auto& part : s.output_contributions) outputs.push_back(&part);
+  }
+  batch_losses_.resize(batch_size);
+  output_batch_.Forward(outputs, std::span(batch_active_).first(batch_size),
+                        std::span(batch_labels_).first(batch_size), net_.output,
+                        batch_hidden_.data(), static_cast<int>(states_.size()),
+                        batch_losses_.data());
+  for (float loss : batch_losses_) stats.mean_loss += loss;
+}
+
 void Trainer::ApplyUpdates(size_t batch_size) {
   const AdamStep step(config_.adam, ++step_);
   const int threads = static_cast<int>(states_.size());
-  std::vector<const std::vector<Contribution>*> outputs, inputs;
-  for (const ThreadState& s : states_) {
-    for (const auto& part : s.output_contributions) outputs.push_back(&part);
-    inputs.push_back(&s.input_contributions);
-  }
+  std::vector<const std::vector<Contribution>*> inputs;
+  for (const ThreadState& s : states_) inputs.push_back(&s.input_contributions);
   if (dense_) {
     ApplyDenseAdam(net_.output, batch_output_grads_.data(), batch_size, batch_hidden_.data(), step,
                    threads);
   } else {
-    output_grads_.Group(outputs);
-    output_grads_.ApplyAdam(net_.output, batch_hidden_.data(), /*row_bias=*/true, step, threads);
+    output_batch_.Backward(net_.output, batch_hidden_.data(), step, threads,
+                           batch_hidden_grad_.data());
   }
   input_grads_.Group(inputs);
   input_grads_.ApplyAdam(net_.input, batch_hidden_grad_.data(), /*row_bias=*/false, step, threads);

@@ -6,6 +6,7 @@
 #include "datasets/dataset.h"
 #include "engine/network.h"
 #include "engine/neuron_selector.h"
+#include "engine/output_batch.h"
 #include "engine/row_gradients.h"
 
 namespace sparsebench {
@@ -36,8 +37,8 @@ struct TrainerConfig {
 
 // Seconds spent in each phase, for profiles and the closing notes.
 struct PhaseTimes {
-  double samples = 0;   // forward, selection and backward of every sample
-  double update = 0;    // grouping gradients by row and the sparse Adam step
+  double samples = 0;   // selection and forward of every sample (dense output: and backward)
+  double update = 0;    // backward and Adam step (grouping the input layer's gradients by row)
   double rebuild = 0;   // hashing weights and rebuilding tables
 };
 
@@ -76,6 +77,8 @@ class Trainer {
   void BeginEpoch(const Dataset& data);
   void TrainBatch(const Dataset& data, size_t begin, size_t end, EpochStats& stats);
   void TrainSample(const Dataset& data, uint32_t row, uint32_t slot, ThreadState& state);
+  // Sparse output: scores the batch's active rows and takes each sample's softmax.
+  void ForwardOutput(size_t batch_size, EpochStats& stats);
   void ApplyUpdates(size_t batch_size);
   void MaybeRebuild(EpochStats& stats);
   void Rebuild();
@@ -95,8 +98,11 @@ class Trainer {
   std::vector<uint32_t> all_outputs_;
   FloatVector batch_hidden_, batch_hidden_grad_;
   FloatVector batch_output_grads_;  // dense only: each slot's gradient over every output
+  std::vector<float> batch_losses_;                    // sparse only: each slot's loss,
+  std::vector<uint32_t> batch_active_, batch_labels_;  // active rows and labels
   std::vector<ThreadState> states_;
-  RowGradients output_grads_, input_grads_;
+  OutputBatch output_batch_;  // sparse only
+  RowGradients input_grads_;
 };
 
 template <typename OnBatch>

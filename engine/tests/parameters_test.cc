@@ -17,7 +17,9 @@ TEST(AssignZeros, LargeArraysComeBackZeroAndSized) {
       const float* storage = v.data();
       AssignZeros(v, n);
       ASSERT_EQ(v.size(), n);
-      if (before == n) EXPECT_EQ(v.data(), storage);
+      if (before == n) {
+        EXPECT_EQ(v.data(), storage);
+      }
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(v[i], 0.0f) << "at " << i << " of " << n;
     }
   }
