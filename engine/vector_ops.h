@@ -20,23 +20,32 @@ inline uint16_t ToBf16(float f) {  // round to nearest even
   return static_cast<uint16_t>(u >> 16);
 }
 
-inline float Dot(const uint16_t* __restrict a, const float* __restrict b, size_t n) {
-  float sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (size_t i = 0; i < n; ++i) sum += FromBf16(a[i]) * b[i];
+inline float Widen(float x) { return x; }
+inline float Widen(uint16_t x) { return FromBf16(x); }
+
+// a . b in 16 running sums, one per lane, added pairwise at the end (then the n % 16 tail):
+// the same order whatever vector width the ISA gives, and a short chain of additions at the
+// end, where `omp simd reduction` leaves GCC adding the lanes one by one through memory.
+template <typename T>
+inline float Dot(const T* __restrict a, const float* __restrict b, size_t n) {
+  constexpr size_t kLanes = 16;
+  float lanes[kLanes] = {};
+  const size_t full = n - n % kLanes;
+  for (size_t i = 0; i < full; i += kLanes) {
+#pragma omp simd
+    for (size_t j = 0; j < kLanes; ++j) lanes[j] += Widen(a[i + j]) * b[i + j];
+  }
+  for (size_t width = kLanes / 2; width > 0; width /= 2) {
+    for (size_t j = 0; j < width; ++j) lanes[j] += lanes[j + width];
+  }
+  float sum = lanes[0];
+  for (size_t i = full; i < n; ++i) sum += Widen(a[i]) * b[i];
   return sum;
 }
 
 inline void Axpy(float alpha, const uint16_t* __restrict x, float* __restrict y, size_t n) {
 #pragma omp simd
   for (size_t i = 0; i < n; ++i) y[i] += alpha * FromBf16(x[i]);
-}
-
-inline float Dot(const float* __restrict a, const float* __restrict b, size_t n) {
-  float sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (size_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  return sum;
 }
 
 // y += alpha * x

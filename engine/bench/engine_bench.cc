@@ -10,6 +10,7 @@
 #include "engine/lsh_config.h"
 #include "engine/network.h"
 #include "engine/neuron_selector.h"
+#include "engine/output_batch.h"
 #include "engine/row_gradients.h"
 #include "engine/sample_pass.h"
 
@@ -175,8 +176,10 @@ void BM_ForwardBackward(benchmark::State& state) {
 }
 BENCHMARK(BM_ForwardBackward);
 
-// The same at the article's width: 670,091 outputs, 3,351 active (random rows, as in training);
-// second argument 1: bf16 output weights. 336 active: the width sweep's count.
+// The same at the article's width: 670,091 outputs, 3,351 active (random rows); second
+// argument 1: bf16 output weights. 336 active: the width sweep's count. This per-sample pass
+// is what a dense output layer and inference use; a sparse layer trains through OutputBatch
+// (BM_OutputBatchWide).
 void BM_ForwardBackwardWide(benchmark::State& state) {
   static const Network fp32({16, OutputLayer::kHidden, 670'091}, 7);
   static const Network bf16 = WithBf16Output(fp32);
@@ -254,6 +257,48 @@ void BM_AdamBatchWide(benchmark::State& state) {
   AdamBatch(state, net, 256, static_cast<uint32_t>(state.range(0)), 2);
 }
 BENCHMARK(BM_AdamBatchWide)->Arg(3351)->Arg(336)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The sparse output layer's pass over one batch as the engine trains it (OutputBatch: grouping
+// by row, scoring, softmax, backward fused with Adam) at the article's width: 256 samples with
+// `active` distinct random rows each of 670,091 (3,351: the article's share; 336: the width
+// sweep's count), 5 labels each, bf16 weights and moments, 2 threads.
+void BM_OutputBatchWide(benchmark::State& state) {
+  static Network net = WithBf16Output(Network({16, OutputLayer::kHidden, 670'091}, 9));
+  constexpr uint32_t kBatch = 256, kThreads = 2;
+  const auto active = static_cast<uint32_t>(state.range(0));
+  OutputBatch pass(670'091, kThreads);
+  std::vector<std::vector<Contribution>> parts(kThreads);
+  Rng rng(5);
+  std::vector<uint32_t> ids;
+  std::vector<bool> taken(670'091);
+  for (uint32_t s = 0; s < kBatch; ++s) {
+    for (uint32_t id : ids) taken[id] = false;
+    ids.clear();
+    while (ids.size() < active) {
+      const uint32_t id = rng.Below(670'091);
+      if (!taken[id]) taken[id] = true, ids.push_back(id);
+    }
+    for (uint32_t a = 0; a < active; ++a)
+      parts[pass.PartOf(ids[a])].push_back({ids[a], s, static_cast<float>(a)});
+  }
+  std::vector<const std::vector<Contribution>*> lists;
+  for (const auto& part : parts) lists.push_back(&part);
+  const std::vector<uint32_t> active_counts(kBatch, active), label_counts(kBatch, 5);
+  const std::vector<float> hidden = RandomVector(kBatch * OutputLayer::kHidden, 6, true);
+  std::vector<float> hidden_grad(hidden.size()), losses(kBatch);
+  uint64_t step = 0;
+  for (auto _ : state) {
+    pass.Forward(lists, active_counts, label_counts, net.output, hidden.data(), kThreads,
+                 losses.data());
+    pass.Backward(net.output, hidden.data(), AdamStep(AdamConfig{}, ++step), kThreads,
+                  hidden_grad.data());
+  }
+  state.counters["unique_rows"] = static_cast<double>(pass.unique_rows());
+  state.counters["samples_per_second"] =
+      benchmark::Counter(static_cast<double>(kBatch) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_OutputBatchWide)->Arg(3351)->Arg(336)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace sparsebench
