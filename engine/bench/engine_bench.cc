@@ -179,7 +179,7 @@ BENCHMARK(BM_ForwardBackward);
 // The same at the article's width: 670,091 outputs, 3,351 active (random rows); second
 // argument 1: bf16 output weights. 336 active: the width sweep's count. This per-sample pass
 // is what a dense output layer and inference use; a sparse layer trains through OutputBatch
-// (BM_OutputBatchWide).
+// (BM_OutputBatch).
 void BM_ForwardBackwardWide(benchmark::State& state) {
   static const Network fp32({16, OutputLayer::kHidden, 670'091}, 7);
   static const Network bf16 = WithBf16Output(fp32);
@@ -259,23 +259,25 @@ void BM_AdamBatchWide(benchmark::State& state) {
 BENCHMARK(BM_AdamBatchWide)->Arg(3351)->Arg(336)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The sparse output layer's pass over one batch as the engine trains it (OutputBatch: grouping
-// by row, scoring, softmax, backward fused with Adam) at the article's width: 256 samples with
-// `active` distinct random rows each of 670,091 (3,351: the article's share; 336: the width
-// sweep's count), 5 labels each, bf16 weights and moments, 2 threads.
-void BM_OutputBatchWide(benchmark::State& state) {
-  static Network net = WithBf16Output(Network({16, OutputLayer::kHidden, 670'091}, 9));
-  constexpr uint32_t kBatch = 256, kThreads = 2;
+// by row, scoring, softmax, backward fused with Adam): 256 samples with `active` (first
+// argument) distinct random rows each of `outputs` (second), 5 labels each, bf16 weights and
+// moments, 2 threads. 670,091 x 3,351: the article's width and share; 336 of 670,091 and of
+// 67,009: the width sweep's fixed count, where only the layer's size differs.
+void BM_OutputBatch(benchmark::State& state) {
   const auto active = static_cast<uint32_t>(state.range(0));
-  OutputBatch pass(670'091, kThreads);
+  const auto outputs = static_cast<uint32_t>(state.range(1));
+  Network net = WithBf16Output(Network({16, OutputLayer::kHidden, outputs}, 9));
+  constexpr uint32_t kBatch = 256, kThreads = 2;
+  OutputBatch pass(outputs, kThreads);
   std::vector<std::vector<Contribution>> parts(kThreads);
   Rng rng(5);
   std::vector<uint32_t> ids;
-  std::vector<bool> taken(670'091);
+  std::vector<bool> taken(outputs);
   for (uint32_t s = 0; s < kBatch; ++s) {
     for (uint32_t id : ids) taken[id] = false;
     ids.clear();
     while (ids.size() < active) {
-      const uint32_t id = rng.Below(670'091);
+      const uint32_t id = rng.Below(outputs);
       if (!taken[id]) taken[id] = true, ids.push_back(id);
     }
     for (uint32_t a = 0; a < active; ++a)
@@ -298,7 +300,12 @@ void BM_OutputBatchWide(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(kBatch) * static_cast<double>(state.iterations()),
                          benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_OutputBatchWide)->Arg(3351)->Arg(336)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_OutputBatch)
+    ->Args({3351, 670'091})
+    ->Args({336, 670'091})
+    ->Args({336, 67'009})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace sparsebench
