@@ -119,8 +119,6 @@ inline uint32_t Noise(uint32_t seed, uint32_t i) {
   return h & 0xffffu;
 }
 
-inline float Load(float x) { return x; }
-inline float Load(uint16_t x) { return FromBf16(x); }
 inline void Store(float& slot, float x) { slot = x; }
 inline void Store(uint16_t& slot, float x) { slot = ToBf16(x); }
 
@@ -134,11 +132,11 @@ void AdamRow(const AdamStep& s, const float* __restrict grad, W* __restrict w, M
 #pragma omp simd
   for (size_t i = 0; i < n; ++i) {
     const float g = grad[i];
-    const float mi = b1 * Load(m[i]) + c1 * g;
-    const float vi = b2 * Load(v[i]) + c2 * g * g;
+    const float mi = b1 * Widen(m[i]) + c1 * g;
+    const float vi = b2 * Widen(v[i]) + c2 * g * g;
     Store(m[i], mi);
     Store(v[i], vi);
-    const float wi = Load(w[i]) - lr * mi / (std::sqrt(vi) * correction + eps);
+    const float wi = Widen(w[i]) - lr * mi / (std::sqrt(vi) * correction + eps);
     if constexpr (std::is_same_v<W, float>) {
       w[i] = wi;
     } else {
