@@ -12,19 +12,27 @@
 namespace sparsebench {
 namespace {
 
-// histogram[c] = how many of `counts` are c (c <= most + 1). Four interleaved
-// partial histograms: most counts are equal, and one array would chain every increment to
-// the one before through memory.
-void CountHistogram(std::span<const uint8_t> counts, uint32_t most,
-                    std::vector<uint32_t>& histogram) {
-  constexpr size_t kWays = 4;
-  const size_t stride = size_t{most} + 2;
-  histogram.assign(kWays * stride, 0);
-  for (size_t i = 0; i < counts.size(); ++i) ++histogram[(i % kWays) * stride + counts[i]];
-  for (size_t way = 1; way < kWays; ++way) {
-    for (size_t c = 0; c < stride; ++c) histogram[c] += histogram[way * stride + c];
+// How many of `counts` are at least c: one pass the compiler vectorises.
+size_t CountAtLeast(std::span<const uint8_t> counts, uint32_t c) {
+  size_t n = 0;
+  for (uint8_t count : counts) n += count >= c;
+  return n;
+}
+
+// The largest threshold t in [1, most] with at least `need` counts >= t (1 if none has),
+// found by bisection: a handful of vector passes over the counts, where a histogram would
+// chain an increment per count through memory.
+uint32_t Threshold(std::span<const uint8_t> counts, uint32_t most, size_t need) {
+  uint32_t low = 1, high = most;
+  while (low < high) {
+    const uint32_t mid = low + (high - low + 1) / 2;
+    if (CountAtLeast(counts, mid) >= need) {
+      low = mid;
+    } else {
+      high = mid - 1;
+    }
   }
-  histogram.resize(stride);
+  return low;
 }
 
 class LshSelector : public NeuronSelector {
@@ -142,13 +150,10 @@ class LshSelector : public NeuronSelector {
       found.clear();  // counts are zero again
       return;
     }
-    const auto most = static_cast<uint32_t>(scratch.buckets.size());
-    std::vector<uint32_t>& histogram = scratch.histogram;
-    CountHistogram(counts, most, histogram);
-    size_t above = 0;
-    uint32_t threshold = most;  // take every neuron counted more often, and some counted this often
-    for (; threshold > 1 && above + histogram[threshold] < need; --threshold) above += histogram[threshold];
-    size_t at_threshold = need - above;
+    const uint32_t most = *std::max_element(counts.begin(), counts.end());
+    const uint32_t threshold = Threshold(counts, most, need);
+    // Take every neuron counted more often, and the first found of those counted this often.
+    size_t at_threshold = need - CountAtLeast(counts, threshold + 1);
     for (size_t i = 0; i < found.size(); ++i) {
       const uint32_t c = counts[i];
       if (c > threshold || (c == threshold && at_threshold > 0)) {

@@ -33,7 +33,7 @@ struct SelectorScratch {
   static constexpr uint8_t kMaxCount = 255;  // counts stop here (a query of > 255 buckets)
   std::vector<uint64_t> member;
   std::vector<uint8_t> count;  // zero but for the neurons in `found`, until MoveCounts
-  std::vector<uint32_t> codes, found, histogram;
+  std::vector<uint32_t> codes, found;
   std::vector<uint8_t> found_count;  // found[i]'s count, after MoveCounts
   std::vector<std::span<const uint32_t>> buckets;
   HashScratch hash;
