@@ -12,29 +12,6 @@
 namespace sparsebench {
 namespace {
 
-// How many of `counts` are at least c: one pass the compiler vectorises.
-size_t CountAtLeast(std::span<const uint8_t> counts, uint32_t c) {
-  size_t n = 0;
-  for (uint8_t count : counts) n += count >= c;
-  return n;
-}
-
-// The largest threshold t in [1, most] with at least `need` counts >= t (1 if none has),
-// found by bisection: a handful of vector passes over the counts, where a histogram would
-// chain an increment per count through memory.
-uint32_t Threshold(std::span<const uint8_t> counts, uint32_t most, size_t need) {
-  uint32_t low = 1, high = most;
-  while (low < high) {
-    const uint32_t mid = low + (high - low + 1) / 2;
-    if (CountAtLeast(counts, mid) >= need) {
-      low = mid;
-    } else {
-      high = mid - 1;
-    }
-  }
-  return low;
-}
-
 class LshSelector : public NeuronSelector {
  public:
   LshSelector(const SelectorParams& params, uint32_t rows)
@@ -137,32 +114,9 @@ class LshSelector : public NeuronSelector {
     scratch.ClearCounts();
     scratch.CountAll(scratch.buckets);
     // The forced ids (all of active so far) are in already: a count of 0 leaves them out.
-    size_t forced_found = 0;
-    for (uint32_t id : active) forced_found += scratch.Uncount(id);
+    for (uint32_t id : active) scratch.Uncount(id);
     scratch.MoveCounts();
-    std::vector<uint32_t>& found = scratch.found;
-    const std::vector<uint8_t>& counts = scratch.found_count;
-    const size_t need = target > active.size() ? target - active.size() : 0;
-    if (found.size() - forced_found <= need) {
-      for (size_t i = 0; i < found.size(); ++i) {
-        if (counts[i] > 0) scratch.Mark(found[i]), active.push_back(found[i]);
-      }
-      found.clear();  // counts are zero again
-      return;
-    }
-    const uint32_t most = *std::max_element(counts.begin(), counts.end());
-    const uint32_t threshold = Threshold(counts, most, need);
-    // Take every neuron counted more often, and the first found of those counted this often.
-    size_t at_threshold = need - CountAtLeast(counts, threshold + 1);
-    for (size_t i = 0; i < found.size(); ++i) {
-      const uint32_t c = counts[i];
-      if (c > threshold || (c == threshold && at_threshold > 0)) {
-        at_threshold -= c == threshold;
-        scratch.Mark(found[i]);
-        active.push_back(found[i]);
-      }
-    }
-    found.clear();
+    scratch.TakeMostFrequent(target > active.size() ? target - active.size() : 0, active);
   }
 
   SelectorParams params_;

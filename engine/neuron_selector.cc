@@ -9,6 +9,33 @@
 
 namespace sparsebench {
 
+namespace {
+
+// How many of `counts` are at least c: one pass the compiler vectorises.
+size_t CountAtLeast(std::span<const uint8_t> counts, uint32_t c) {
+  size_t n = 0;
+  for (uint8_t count : counts) n += count >= c;
+  return n;
+}
+
+// The largest t >= 1 with at least `need` counts >= t (1 if there is none), by bisection: a
+// handful of vector passes over the counts, where a histogram would chain an increment per
+// count through memory.
+uint32_t Threshold(std::span<const uint8_t> counts, size_t need) {
+  uint32_t low = 1, high = counts.empty() ? 1 : *std::max_element(counts.begin(), counts.end());
+  while (low < high) {
+    const uint32_t mid = low + (high - low + 1) / 2;
+    if (CountAtLeast(counts, mid) >= need) {
+      low = mid;
+    } else {
+      high = mid - 1;
+    }
+  }
+  return low;
+}
+
+}  // namespace
+
 void SelectorScratch::BeginWith(uint32_t rows, std::span<const uint32_t> forced, std::vector<uint32_t>& active) {
   const size_t words = (size_t{rows} + 63) / 64;
   if (member.size() != words) member.assign(words, 0);
@@ -51,6 +78,21 @@ void SelectorScratch::MoveCounts() {
   found_count.resize(found.size());
   for (size_t i = 0; i < found.size(); ++i)
     found_count[i] = std::exchange(count[found[i]], uint8_t{0});
+}
+
+void SelectorScratch::TakeMostFrequent(size_t need, std::vector<uint32_t>& active) {
+  const uint32_t threshold = Threshold(found_count, need);
+  // Every neuron counted more often, then the first found of those counted this often.
+  size_t at_threshold = need - CountAtLeast(found_count, threshold + 1);
+  for (size_t i = 0; i < found.size(); ++i) {
+    const uint32_t c = found_count[i];
+    if (c > threshold || (c == threshold && at_threshold > 0)) {
+      at_threshold -= c == threshold;
+      Mark(found[i]);
+      active.push_back(found[i]);
+    }
+  }
+  found.clear();
 }
 
 void SelectorScratch::ClearCounts() {

@@ -58,6 +58,9 @@ struct SelectorScratch {
   // Moves the counts of `found` into found_count, in order, leaving every count zero: the
   // choice then reads them in sequence, and no later pass has to clear them at random.
   void MoveCounts();
+  // After MoveCounts: marks and appends to `active` the `need` found neurons counted most
+  // often (ties: the first found; never one counted 0), then empties `found`.
+  void TakeMostFrequent(size_t need, std::vector<uint32_t>& active);
   // Zeroes the counts of the neurons found so far and empties `found`.
   void ClearCounts();
 };

@@ -1,13 +1,13 @@
-#include "engine/neuron_selector.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 #include "datasets/metrics.h"
 #include "engine/lsh_config.h"
 #include "engine/lsh_tables.h"
 #include "engine/network.h"
+#include "engine/neuron_selector.h"
 
 namespace sparsebench {
 namespace {
@@ -99,6 +99,49 @@ TEST(SelectorScratch, CountsSightingsOnceListedAndSaturating) {
   EXPECT_TRUE(scratch.found.empty());
   EXPECT_EQ(scratch.CountOf(999), 0u);
   EXPECT_EQ(scratch.CountOf(4), 0u);
+}
+
+// Top-frequency choice against a plain one: the found neurons ordered by count, most first,
+// ties in the order found, the first `need` of those counted at least once. Few and many
+// candidates, ties at the cut, saturated counts, need 0 and need beyond what was found.
+TEST(SelectorScratch, TakesTheMostFrequentFirstFoundOnTies) {
+  Rng rng(31);
+  for (int trial = 0; trial < 200; ++trial) {
+    const uint32_t rows = 5000;
+    const size_t found = rng.Below(trial % 2 ? 40 : 3000) + (trial == 0 ? 0 : 1);
+    const uint32_t most = trial % 3 == 0 ? 255 : 1 + rng.Below(12);
+    SelectorScratch scratch;
+    std::vector<uint32_t> active;
+    scratch.BeginWith(rows, {}, active);
+    std::vector<uint32_t> ids(rows);
+    for (uint32_t i = 0; i < rows; ++i) ids[i] = i;
+    std::shuffle(ids.begin(), ids.end(), std::mt19937(trial));
+    scratch.found.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(found));
+    scratch.found_count.resize(found);
+    for (uint8_t& c : scratch.found_count) c = static_cast<uint8_t>(rng.Below(most + 1));
+    const size_t need = trial == 1 ? 0 : rng.Below(static_cast<uint32_t>(found) + 20);
+
+    std::vector<size_t> order(found);
+    for (size_t i = 0; i < found; ++i) order[i] = i;
+    const std::vector<uint8_t> counts = scratch.found_count;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return counts[a] > counts[b]; });
+    std::vector<bool> chosen(rows);
+    for (size_t taken = 0; size_t i : order) {
+      if (taken == need || counts[i] == 0) break;
+      chosen[scratch.found[i]] = true;
+      ++taken;
+    }
+    std::vector<uint32_t> expected;  // the chosen neurons in the order they were found
+    for (uint32_t id : scratch.found) {
+      if (chosen[id]) expected.push_back(id);
+    }
+
+    scratch.TakeMostFrequent(need, active);
+    ASSERT_EQ(active, expected) << "trial " << trial << ", need " << need;
+    for (uint32_t id : active) EXPECT_TRUE(scratch.Has(id));
+    EXPECT_TRUE(scratch.found.empty());
+  }
 }
 
 // The tables against a plain grouping of rows by code: every bucket holds exactly the rows
