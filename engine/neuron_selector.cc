@@ -1,6 +1,7 @@
 #include "engine/neuron_selector.h"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 
 #include "engine/engine_error.h"
@@ -100,15 +101,20 @@ void SelectorScratch::ClearCounts() {
   found.clear();
 }
 
-void PadWithRandom(uint32_t rows, uint32_t target, SelectorScratch& scratch, Rng& rng,
-                   std::vector<uint32_t>& active) {
+void PadWithRandom(uint32_t rows, uint32_t target, uint32_t run, SelectorScratch& scratch,
+                   Rng& rng, std::vector<uint32_t>& active) {
+  assert(run >= 1);
   target = std::min(target, rows);
+  run = std::min(run, rows);
   // Rejection sampling; bounded because target <= rows and most draws hit when target << rows.
   for (uint64_t tries = 0; active.size() < target && tries < 64ull * target; ++tries) {
-    const uint32_t id = rng.Below(rows);
-    if (scratch.Has(id)) continue;
-    scratch.Mark(id);
-    active.push_back(id);
+    const uint32_t start = rng.Below(rows);
+    for (uint32_t i = 0; i < run && active.size() < target; ++i) {
+      const uint32_t id = start < rows - i ? start + i : start - (rows - i);
+      if (scratch.Has(id)) continue;
+      scratch.Mark(id);
+      active.push_back(id);
+    }
   }
 }
 

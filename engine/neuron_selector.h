@@ -23,6 +23,7 @@ struct SelectorParams {
   bool pad_random = false;         // fill a short active set with random neurons up to target
   double lsh_share = 1.0;          // share of the unforced places the tables fill; random the rest
   uint32_t probes = 0;             // extra buckets queried per table (multi-probe)
+  uint32_t random_run = 16;        // random neurons come in runs of this many consecutive ids
 };
 
 // Per-thread state for Select, reused across calls: a membership bitmap over the layer's

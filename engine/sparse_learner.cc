@@ -62,6 +62,7 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   if (pad != "none" && pad != "random") throw ConfigError("pad must be none or random");
   p.pad_random = pad == "random";
   p.lsh_share = spec.Double("share", 0.5, 0.0, 1.0);
+  p.random_run = static_cast<uint32_t>(spec.Int("run", 16, 1, 1 << 16));
   const std::string probes = spec.String("probes", "auto");
   p.probes = probes == "auto" ? SelectorParams::kAutoProbes
                               : static_cast<uint32_t>(Spec::Parse("x:probes=" + probes).Int("probes", 0, 0, MaxProbes(32)));
@@ -107,7 +108,8 @@ std::string SparseConfig::Canonical() const {
          (selector.probes == SelectorParams::kAutoProbes ? std::string("auto")
                                                          : std::to_string(selector.probes));
   }
-  s += std::string(",pad=") + (selector.pad_random ? "random" : "none");
+  s += std::string(",pad=") + (selector.pad_random ? "random" : "none") +
+       ",run=" + std::to_string(selector.random_run);
   if (selector.kind == "lsh") {
     char growth[32];
     std::snprintf(growth, sizeof growth, "%g", rebuild.growth);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "datasets/metrics.h"
@@ -68,6 +69,53 @@ TEST(Selectors, TopFrequencyAndPaddingFillTheTarget) {
   selector->Select(input, labels, 30, scratch, rng, active);
   EXPECT_EQ(active.size(), 30u);
   EXPECT_EQ(active[0], 7u);
+}
+
+// Random neurons come in runs of consecutive ids (wrapping past the last row) from uniform
+// starts: each id as likely as any other, and a layer narrower than a run still filled
+// without duplicates.
+TEST(Selectors, RandomRunsAreConsecutiveAndEveryIdEquallyLikely) {
+  const uint32_t run = 8;
+  SelectorParams params;
+  params.kind = "random";
+  params.random_run = run;
+  SelectorScratch scratch;
+  Rng rng(5);
+  std::vector<uint32_t> active;
+  // Wide: runs practically never meet, so the set is whole runs (the last one cut short).
+  const uint32_t wide = 1000000;
+  auto selector = MakeNeuronSelector(params, wide);
+  for (int trial = 0; trial < 200; ++trial) {
+    selector->Select({}, {}, 3 * run + 3, scratch, rng, active);
+    ASSERT_EQ(active.size(), 3 * run + 3);
+    for (size_t i = 1; i < active.size(); ++i) {
+      if (i % run != 0) {
+        EXPECT_EQ(active[i], (active[i - 1] + 1) % wide) << "at " << i;
+      }
+    }
+  }
+  // Narrow, with a forced id: every other id equally likely.
+  const uint32_t rows = 100, target = 21, forced = 50;
+  selector = MakeNeuronSelector(params, rows);
+  std::vector<double> hits(rows, 0);
+  const int trials = 20000;
+  for (int trial = 0; trial < trials; ++trial) {
+    selector->Select({}, std::vector<uint32_t>{forced}, target, scratch, rng, active);
+    ASSERT_EQ(active.size(), target);
+    for (size_t i = 1; i < active.size(); ++i) ++hits[active[i]];
+  }
+  const double expected = trials * (target - 1.0) / (rows - 1);
+  for (uint32_t id = 0; id < rows; ++id) {
+    if (id != forced) {
+      EXPECT_NEAR(hits[id], expected, 6 * std::sqrt(expected)) << "id " << id;
+    }
+  }
+  EXPECT_EQ(hits[forced], 0);
+  // Narrower than a run.
+  selector = MakeNeuronSelector(params, 5);
+  selector->Select({}, {}, 5, scratch, rng, active);
+  std::sort(active.begin(), active.end());
+  EXPECT_EQ(active, (std::vector<uint32_t>{0, 1, 2, 3, 4}));
 }
 
 // The per-neuron counts behind top-frequency selection: first sightings listed once in

@@ -21,6 +21,12 @@ TEST(Spec, CanonicalStringRoundTrips) {
   EXPECT_TRUE(c.bf16_weights && c.bf16_moments);
   EXPECT_NE(canonical.find(",moments=bf16,weights=bf16,"), std::string::npos);
   EXPECT_FALSE(SparseConfig::Parse("sparse:moments=fp32", shape).bf16_weights);
+  // Random neurons in runs of 16 unless told otherwise, for the control too.
+  EXPECT_NE(canonical.find(",run=16"), std::string::npos);
+  const SparseConfig single = SparseConfig::Parse("sparse:hash=random,run=1", shape);
+  EXPECT_EQ(single.selector.random_run, 1u);
+  EXPECT_EQ(SparseConfig::Parse(single.Canonical(), shape).Canonical(), single.Canonical());
+  EXPECT_THROW(SparseConfig::Parse("sparse:run=0", shape), ConfigError);
 }
 
 // Auto probes may exceed 32 (DWTA with k = 32 one-bit hashes: up to 48); the canonical spec
