@@ -46,7 +46,8 @@ class LshSelector : public NeuronSelector {
         SelectFirstFound(active.size() + from_tables, scratch, rng, active);
       }
     }
-    if (params_.pad_random || share < 1.0 || scratch.inference) PadWithRandom(rows_, target, params_.random_run, scratch, rng, active);
+    if (params_.pad_random || share < 1.0 || scratch.inference)
+      PadWithRandom(rows_, target, params_.random_run, scratch, rng, active);
     scratch.End(active);
   }
 

@@ -101,8 +101,8 @@ void SelectorScratch::ClearCounts() {
   found.clear();
 }
 
-void PadWithRandom(uint32_t rows, uint32_t target, uint32_t run, SelectorScratch& scratch,
-                   Rng& rng, std::vector<uint32_t>& active) {
+void PadWithRandom(uint32_t rows, uint32_t target, uint32_t run, SelectorScratch& scratch, Rng& rng,
+                   std::vector<uint32_t>& active) {
   assert(run >= 1);
   target = std::min(target, rows);
   run = std::min(run, rows);
