@@ -62,7 +62,9 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   if (pad != "none" && pad != "random") throw ConfigError("pad must be none or random");
   p.pad_random = pad == "random";
   p.lsh_share = spec.Double("share", 0.5, 0.0, 1.0);
-  p.random_run = static_cast<uint32_t>(spec.Int("run", 16, 1, 1 << 16));
+  // The control draws one by one: uniform sampling as the literature means it, and its
+  // strongest form (engine/README.md, "Random neurons in runs").
+  p.random_run = static_cast<uint32_t>(spec.Int("run", p.kind == "random" ? 1 : 16, 1, 1 << 16));
   const std::string probes = spec.String("probes", "auto");
   p.probes = probes == "auto" ? SelectorParams::kAutoProbes
                               : static_cast<uint32_t>(Spec::Parse("x:probes=" + probes).Int("probes", 0, 0, MaxProbes(32)));

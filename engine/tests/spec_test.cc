@@ -21,11 +21,13 @@ TEST(Spec, CanonicalStringRoundTrips) {
   EXPECT_TRUE(c.bf16_weights && c.bf16_moments);
   EXPECT_NE(canonical.find(",moments=bf16,weights=bf16,"), std::string::npos);
   EXPECT_FALSE(SparseConfig::Parse("sparse:moments=fp32", shape).bf16_weights);
-  // Random neurons in runs of 16 unless told otherwise, for the control too.
+  // Random neurons in runs of 16 beside the tables; the control draws them one by one.
   EXPECT_NE(canonical.find(",run=16"), std::string::npos);
-  const SparseConfig single = SparseConfig::Parse("sparse:hash=random,run=1", shape);
-  EXPECT_EQ(single.selector.random_run, 1u);
-  EXPECT_EQ(SparseConfig::Parse(single.Canonical(), shape).Canonical(), single.Canonical());
+  const SparseConfig control = SparseConfig::Parse("sparse:hash=random", shape);
+  EXPECT_EQ(control.selector.random_run, 1u);
+  const SparseConfig runs = SparseConfig::Parse("sparse:hash=random,run=16", shape);
+  EXPECT_EQ(runs.selector.random_run, 16u);
+  EXPECT_EQ(SparseConfig::Parse(runs.Canonical(), shape).Canonical(), runs.Canonical());
   EXPECT_THROW(SparseConfig::Parse("sparse:run=0", shape), ConfigError);
 }
 
