@@ -13,6 +13,7 @@ namespace {
 constexpr double kBucketSize = 16;     // mean neurons per bucket the code length aims at
 constexpr double kCandidatesPerPick = 2;  // neurons the buckets return per place they fill
 constexpr uint32_t kMinTables = 16, kMaxTables = 64;
+constexpr double kReadsPerMeanQuery = 1.5;  // a query reads at most this many mean queries' neurons
 
 }  // namespace
 
@@ -20,7 +21,9 @@ constexpr uint32_t kMinTables = 16, kMaxTables = 64;
 // hash); enough probed buckets that they return about kCandidatesPerPick neurons for each
 // place the tables fill, spread over as few tables as reach it (a multiple of 8, 16 to 64)
 // with K to 1.5 K probes a table (DWTA; other families have none): each hash swapped for its
-// runner-up, then the closest pairs; a bucket capacity of 4 mean buckets. The measurements
+// runner-up, then the closest pairs; a bucket capacity of 4 mean buckets; and a query reads at
+// most 1.5 times the neurons its buckets hold on average (crowded buckets, as early in
+// training, would otherwise make the count cost several times as much). The measurements
 // behind it: engine/README.md.
 void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   HashParams& h = p.hash;
@@ -51,6 +54,10 @@ void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   }
   if (p.capacity == 0)
     p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
+  if (p.reads == 0) {
+    const double buckets = double{h.tables} * (p.probes + 1);
+    p.reads = static_cast<uint32_t>(std::min(std::ceil(kReadsPerMeanQuery * buckets * mean_bucket), 1e9));
+  }
 }
 
 }  // namespace sparsebench

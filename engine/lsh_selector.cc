@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "engine/lsh_tables.h"
 #include "engine/selectors.h"
@@ -39,7 +40,7 @@ class LshSelector : public NeuronSelector {
     if (tables_.tables() > 0 && from_tables > 0) {
       scratch.codes.resize(size_t{family_->tables()} * (params_.probes + 1));
       family_->HashProbes(input, params_.probes, scratch.codes, scratch.hash);
-      FetchBuckets(scratch);
+      FetchBuckets(scratch, rng);
       if (params_.top_frequency) {
         SelectMostFrequent(active.size() + from_tables, scratch, active);
       } else {
@@ -53,7 +54,8 @@ class LshSelector : public NeuronSelector {
 
   std::string Describe() const override {
     return "lsh(" + family_->Describe() + ",range=2^" + std::to_string(params_.range_bits) +
-           ",cap=" + std::to_string(params_.capacity) + (params_.top_frequency ? ",topfreq" : "") +
+           ",cap=" + std::to_string(params_.capacity) +
+           (params_.reads != 0 ? ",reads=" + std::to_string(params_.reads) : "") + (params_.top_frequency ? ",topfreq" : "") +
            (params_.pad_random ? ",pad=random" : "") + ")";
   }
   size_t bytes() const override { return tables_.bytes() + codes_.size() * sizeof(uint32_t); }
@@ -81,16 +83,25 @@ class LshSelector : public NeuronSelector {
                   MixSeed(params_.hash.seed, ++builds_), threads);
   }
 
-  // The query's bucket in every table, fetched ahead: each is a cache miss, and taken one
-  // after another they would cost a memory round trip apiece.
-  void FetchBuckets(SelectorScratch& scratch) const {
-    const uint32_t per_table = params_.probes + 1;
-    const size_t count = scratch.codes.size();
-    scratch.buckets.resize(count);
-    for (size_t i = 0; i < count; ++i) tables_.PrefetchBucketStart(static_cast<uint32_t>(i / per_table), scratch.codes[i]);
-    for (size_t i = 0; i < count; ++i) {
-      scratch.buckets[i] = tables_.Bucket(static_cast<uint32_t>(i / per_table), scratch.codes[i]);
-      PrefetchBytesL2(scratch.buckets[i].data(), scratch.buckets[i].size_bytes());
+  // The query's buckets, nearest probes first (each table's own bucket, then each one's first
+  // runner-up, and so on; tables from a random start), until they hold `reads` neurons. Their
+  // starts are fetched ahead: each is a cache miss, and taken one after another they would
+  // cost a memory round trip apiece.
+  void FetchBuckets(SelectorScratch& scratch, Rng& rng) const {
+    const uint32_t per_table = params_.probes + 1, tables = tables_.tables();
+    for (size_t i = 0; i < scratch.codes.size(); ++i)
+      tables_.PrefetchBucketStart(static_cast<uint32_t>(i / per_table), scratch.codes[i]);
+    const size_t reads = params_.reads == 0 ? SIZE_MAX : params_.reads;
+    const uint32_t start = rng.Below(tables);
+    size_t read = 0;
+    scratch.buckets.clear();
+    for (uint32_t probe = 0; probe < per_table && read < reads; ++probe) {
+      for (uint32_t i = 0, t = start; i < tables && read < reads; ++i, t = t + 1 == tables ? 0 : t + 1) {
+        const std::span<const uint32_t> bucket = tables_.Bucket(t, scratch.codes[size_t{t} * per_table + probe]);
+        PrefetchBytesL2(bucket.data(), bucket.size_bytes());
+        scratch.buckets.push_back(bucket);
+        read += bucket.size();
+      }
     }
   }
 

@@ -23,6 +23,7 @@ struct SelectorParams {
   bool pad_random = false;         // fill a short active set with random neurons up to target
   double lsh_share = 1.0;          // share of the unforced places the tables fill; random the rest
   uint32_t probes = 0;             // extra buckets queried per table (multi-probe)
+  uint32_t reads = 0;              // neurons a query reads from its buckets at most; 0: all
   uint32_t random_run = 16;        // random neurons come in runs of this many consecutive ids
 };
 

@@ -55,6 +55,7 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   p.hash.bin_size = AutoUint(spec, "bin", 2, 1024);
   p.range_bits = AutoUint(spec, "range", 1, 28);
   p.capacity = AutoUint(spec, "cap", 1, 1 << 20);
+  p.reads = AutoUint(spec, "reads", 1, 1 << 30);
   const std::string select = spec.String("select", "topfreq");
   if (select != "union" && select != "topfreq") throw ConfigError("select must be union or topfreq");
   p.top_frequency = select == "topfreq";
@@ -102,7 +103,8 @@ std::string SparseConfig::Canonical() const {
     auto or_auto = [](uint32_t v) { return v == 0 ? std::string("auto") : std::to_string(v); };
     s += ",k=" + or_auto(h.k) + ",l=" + or_auto(h.tables);
     if (h.family == "dwta") s += ",bin=" + or_auto(h.bin_size);
-    s += ",range=" + or_auto(selector.range_bits) + ",cap=" + or_auto(selector.capacity);
+    s += ",range=" + or_auto(selector.range_bits) + ",cap=" + or_auto(selector.capacity) +
+         ",reads=" + or_auto(selector.reads);
     s += std::string(",select=") + (selector.top_frequency ? "topfreq" : "union");
     char share[32];
     std::snprintf(share, sizeof share, "%g", selector.lsh_share);

@@ -119,6 +119,8 @@ TEST(LshConfig, WidthSetsCodeLengthTablesAndProbes) {
       EXPECT_NEAR(candidates / (0.5 * active), 2.0, 0.6) << outputs;
     }
     EXPECT_GE(p.capacity, 4 * mean_bucket) << outputs;
+    // A query reads at most 1.5 times what its buckets hold on average.
+    EXPECT_NEAR(p.reads, 1.5 * candidates, 1.0) << outputs;
   }
   EXPECT_EQ(Resolved(67'009).k, 4u);
   EXPECT_EQ(Resolved(670'091).k, 5u);

@@ -71,6 +71,58 @@ TEST(Selectors, TopFrequencyAndPaddingFillTheTarget) {
   EXPECT_EQ(active[0], 7u);
 }
 
+// A query reads its buckets nearest first (every table's own bucket before any runner-up)
+// and stops once they hold `reads` neurons; with no limit it reads every probed bucket.
+TEST(Selectors, QueriesReadOwnBucketsFirstAndStopAtTheReadLimit) {
+  const uint32_t rows = 4000, dim = 32, tables = 8, probes = 2, capacity = 1000;
+  Network net({4, dim, rows}, 12);
+  SelectorParams params;
+  params.hash.dim = dim;
+  params.hash.k = 2;  // 64 buckets a table: about 62 neurons each
+  params.hash.tables = tables;
+  params.capacity = capacity;
+  params.probes = probes;
+  const auto family = MakeHashFamily(params.hash);
+  std::vector<uint32_t> codes(size_t{rows} * tables);
+  HashScratch hash_scratch;
+  family->HashRows(net.output.w.data(), rows, dim, codes.data(), rows, hash_scratch);
+  SelectorScratch scratch;
+  Rng rng(3);
+  std::vector<uint32_t> active, query_codes(tables * (probes + 1));
+  for (const uint32_t reads : {0u, 150u}) {
+    params.reads = reads;
+    auto selector = MakeNeuronSelector(params, rows);
+    selector->Rebuild(net.output.w.data(), rows, dim, 1);
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<float> input(dim);
+      for (float& x : input) x = std::max(0.0f, static_cast<float>(rng.Uniform() - 0.4));
+      family->HashProbes(input, probes, query_codes, hash_scratch);
+      selector->Select(input, {}, rows, scratch, rng, active);
+      size_t in_own = 0, in_any = 0;
+      for (uint32_t id : active) {
+        bool own = false, any = false;
+        for (uint32_t t = 0; t < tables; ++t) {
+          for (uint32_t p = 0; p <= probes; ++p) {
+            const bool match = codes[size_t{t} * rows + id] == query_codes[t * (probes + 1) + p];
+            own |= match && p == 0;
+            any |= match;
+          }
+        }
+        in_own += own;
+        in_any += any;
+      }
+      EXPECT_EQ(in_any, active.size());
+      if (reads == 0) {
+        EXPECT_LT(in_own, active.size());  // the runners-up were read too
+      } else {
+        EXPECT_EQ(in_own, active.size());  // 150 neurons are about 2.5 of the 8 own buckets
+        EXPECT_GT(active.size(), 0u);
+        EXPECT_LT(active.size(), reads + rows / 16);  // the last bucket read is not cut
+      }
+    }
+  }
+}
+
 // Random neurons come in runs of consecutive ids (wrapping past the last row) from uniform
 // starts: each id as likely as any other, and a layer narrower than a run still filled
 // without duplicates.

@@ -29,6 +29,11 @@ TEST(Spec, CanonicalStringRoundTrips) {
   EXPECT_EQ(runs.selector.random_run, 16u);
   EXPECT_EQ(SparseConfig::Parse(runs.Canonical(), shape).Canonical(), runs.Canonical());
   EXPECT_THROW(SparseConfig::Parse("sparse:run=0", shape), ConfigError);
+  // The read limit is resolved from the tables unless given.
+  EXPECT_NE(canonical.find(",reads="), std::string::npos);
+  EXPECT_GT(c.selector.reads, 0u);
+  EXPECT_EQ(SparseConfig::Parse("sparse:reads=500", shape).selector.reads, 500u);
+  EXPECT_THROW(SparseConfig::Parse("sparse:reads=0", shape), ConfigError);
 }
 
 // Auto probes may exceed 32 (DWTA with k = 32 one-bit hashes: up to 48); the canonical spec
