@@ -55,8 +55,9 @@ class LshSelector : public NeuronSelector {
   std::string Describe() const override {
     return "lsh(" + family_->Describe() + ",range=2^" + std::to_string(params_.range_bits) +
            ",cap=" + std::to_string(params_.capacity) +
-           (params_.reads != 0 ? ",reads=" + std::to_string(params_.reads) : "") + (params_.top_frequency ? ",topfreq" : "") +
-           (params_.pad_random ? ",pad=random" : "") + ")";
+           (params_.reads != 0 ? ",reads=" + std::to_string(params_.reads) : "") +
+           (params_.top_frequency ? ",topfreq" : "") + (params_.pad_random ? ",pad=random" : "") +
+           ")";
   }
   size_t bytes() const override { return tables_.bytes() + codes_.size() * sizeof(uint32_t); }
 
@@ -96,8 +97,10 @@ class LshSelector : public NeuronSelector {
     size_t read = 0;
     scratch.buckets.clear();
     for (uint32_t probe = 0; probe < per_table && read < reads; ++probe) {
-      for (uint32_t i = 0, t = start; i < tables && read < reads; ++i, t = t + 1 == tables ? 0 : t + 1) {
-        const std::span<const uint32_t> bucket = tables_.Bucket(t, scratch.codes[size_t{t} * per_table + probe]);
+      for (uint32_t i = 0, t = start; i < tables && read < reads;
+           ++i, t = t + 1 == tables ? 0 : t + 1) {
+        const std::span<const uint32_t> bucket =
+            tables_.Bucket(t, scratch.codes[size_t{t} * per_table + probe]);
         PrefetchBytesL2(bucket.data(), bucket.size_bytes());
         scratch.buckets.push_back(bucket);
         read += bucket.size();
