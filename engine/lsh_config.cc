@@ -55,7 +55,7 @@ void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   if (p.capacity == 0)
     p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
   if (p.reads == 0) {
-    const double buckets = double{h.tables} * (p.probes + 1);
+    const double buckets = static_cast<double>(h.tables) * (p.probes + 1);
     p.reads =
         static_cast<uint32_t>(std::min(std::ceil(kReadsPerMeanQuery * buckets * mean_bucket), 1e9));
   }
