@@ -14,6 +14,7 @@ constexpr double kBucketSize = 16;     // mean neurons per bucket the code lengt
 constexpr double kCandidatesPerPick = 2;  // neurons the buckets return per place they fill
 constexpr uint32_t kMinTables = 16, kMaxTables = 64;
 constexpr double kReadsPerMeanQuery = 1.5;  // a query reads at most this many mean queries' neurons
+constexpr double kReadsPerPick = 8;         // and at most this many per place the tables fill
 
 }  // namespace
 
@@ -23,8 +24,10 @@ constexpr double kReadsPerMeanQuery = 1.5;  // a query reads at most this many m
 // with K to 1.5 K probes a table (DWTA; other families have none): each hash swapped for its
 // runner-up, then the closest pairs; a bucket capacity of 4 mean buckets; and a query reads at
 // most 1.5 times the neurons its buckets hold on average (crowded buckets, as early in
-// training, would otherwise make the count cost several times as much). The measurements
-// behind it: engine/README.md.
+// training, would otherwise make the count cost several times as much) and at most 8 for each
+// place the tables fill, or every table's own bucket if that is more (at small active sets the
+// floors of 16 tables and k probes read far more than the places need; this keeps the count's
+// cost following the active count, not the width). The measurements behind it: engine/README.md.
 void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   HashParams& h = p.hash;
   const bool dwta = h.family == "dwta";
@@ -56,8 +59,10 @@ void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
     p.capacity = static_cast<uint32_t>(std::max(32.0, std::ceil(4 * mean_bucket)));
   if (p.reads == 0) {
     const double buckets = static_cast<double>(h.tables) * (p.probes + 1);
-    p.reads =
-        static_cast<uint32_t>(std::min(std::ceil(kReadsPerMeanQuery * buckets * mean_bucket), 1e9));
+    const double mean_query = buckets * mean_bucket, own_buckets = h.tables * mean_bucket;
+    const double per_picks = std::max(kReadsPerPick * std::ceil(p.lsh_share * active), own_buckets);
+    p.reads = static_cast<uint32_t>(
+        std::clamp(std::ceil(std::min(kReadsPerMeanQuery * mean_query, per_picks)), 1.0, 1e9));
   }
 }
 

@@ -119,8 +119,10 @@ TEST(LshConfig, WidthSetsCodeLengthTablesAndProbes) {
       EXPECT_NEAR(candidates / (0.5 * active), 2.0, 0.6) << outputs;
     }
     EXPECT_GE(p.capacity, 4 * mean_bucket) << outputs;
-    // A query reads at most 1.5 times what its buckets hold on average.
-    EXPECT_NEAR(p.reads, 1.5 * candidates, 1.0) << outputs;
+    // A query reads at most 1.5 times what its buckets hold on average, and at most 8
+    // neurons for each place the tables fill, unless every table's own bucket holds more.
+    const double per_picks = std::max(8 * std::ceil(0.5 * active), p.hash.tables * mean_bucket);
+    EXPECT_NEAR(p.reads, std::min(1.5 * candidates, per_picks), 1.0) << outputs;
   }
   EXPECT_EQ(Resolved(67'009).k, 4u);
   EXPECT_EQ(Resolved(670'091).k, 5u);
@@ -145,6 +147,16 @@ TEST(LshConfig, ProbesPairUpBeforeTablesGrow) {
   EXPECT_EQ(sweep.probes, sweep.hash.k);
   EXPECT_EQ(wide.probes, 7u);  // k = 5 and 2 pairs
   EXPECT_EQ(wide.hash.tables, 24u);
+  // At a small active set the floors of 16 tables and k probes return far more than two
+  // candidates a place; the read limit keeps what a query counts the same at every width.
+  EXPECT_EQ(narrow.reads, 8u * 168);
+  EXPECT_EQ(sweep.reads, 8u * 168);
+  EXPECT_LE(resolve(2'000'000, 336).reads, 8u * 168);
+  // A tiny active set still reads about every table's own bucket.
+  const SelectorParams tiny = resolve(2'000, 10);
+  EXPECT_NEAR(tiny.reads,
+              tiny.hash.tables * 2'000 / std::ldexp(1.0, static_cast<int>(tiny.range_bits)), 1.0);
+  EXPECT_EQ(wide.reads, 5'890u);  // 1.5 x 24 tables x 8 buckets x 20.45 neurons
   SelectorParams too_many;
   too_many.hash.k = 3;
   too_many.probes = MaxProbes(3) + 1;
