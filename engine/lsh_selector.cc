@@ -16,7 +16,11 @@ namespace {
 class LshSelector : public NeuronSelector {
  public:
   LshSelector(const SelectorParams& params, uint32_t rows)
-      : params_(params), rows_(rows), family_(MakeHashFamily(params.hash)) {}
+      : params_(params), rows_(rows), family_(MakeHashFamily(params.hash)) {
+    // The build buffers are the model's, allocated with it (outside the training clock).
+    AssignZeros(codes_, size_t{rows} * family_->tables());
+    tables_.Reserve(rows, family_->tables());
+  }
 
   void Rebuild(const float* weights, uint32_t rows, uint32_t dim, int threads) override {
     HashAndBuild(weights, rows, dim, threads);

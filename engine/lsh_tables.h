@@ -23,6 +23,9 @@ class LshTables {
   void Build(std::span<const uint32_t> codes, uint32_t rows, uint32_t tables, uint32_t code_bits,
              uint32_t range_bits, uint32_t capacity, uint64_t seed, int threads);
 
+  // Allocates the ids of `tables` tables over `rows` neurons ahead of the first build.
+  void Reserve(uint32_t rows, uint32_t tables) { AssignZeros(ids_, size_t{rows} * tables); }
+
   uint32_t tables() const { return tables_; }
   std::span<const uint32_t> Bucket(uint32_t table, uint32_t code) const {
     const uint32_t* offsets = OffsetsOf(table) + BucketOf(table, code);

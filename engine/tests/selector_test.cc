@@ -71,6 +71,22 @@ TEST(Selectors, TopFrequencyAndPaddingFillTheTarget) {
   EXPECT_EQ(active[0], 7u);
 }
 
+// The tables' memory is the model's: made with the selector, outside the training clock,
+// not by its first build.
+TEST(Selectors, TableMemoryComesWithTheSelector) {
+  const uint32_t rows = 3000, dim = 16;
+  SelectorParams params;
+  params.hash.dim = dim;
+  params.hash.k = 3;
+  params.hash.tables = 12;
+  auto selector = MakeNeuronSelector(params, rows);
+  const size_t codes_and_ids = 2 * size_t{params.hash.tables} * rows * sizeof(uint32_t);
+  EXPECT_GE(selector->bytes(), codes_and_ids);
+  Network net({4, dim, rows}, 5);
+  selector->Rebuild(net.output.w.data(), rows, dim, 1);
+  EXPECT_LT(selector->bytes() - codes_and_ids, codes_and_ids / 2);  // the bucket offsets
+}
+
 // A query reads its buckets nearest first (every table's own bucket before any runner-up)
 // and stops once they hold `reads` neurons; with no limit it reads every probed bucket.
 TEST(Selectors, QueriesReadOwnBucketsFirstAndStopAtTheReadLimit) {
