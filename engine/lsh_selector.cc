@@ -17,7 +17,7 @@ class LshSelector : public NeuronSelector {
  public:
   LshSelector(const SelectorParams& params, uint32_t rows)
       : params_(params), rows_(rows), family_(MakeHashFamily(params.hash)) {
-    // The build buffers are the model's, allocated with it (outside the training clock).
+    // The build buffers are the model's, allocated with it as the weights are (not in an epoch).
     AssignZeros(codes_, size_t{rows} * family_->tables());
     tables_.Reserve(rows, family_->tables());
   }

@@ -71,8 +71,8 @@ TEST(Selectors, TopFrequencyAndPaddingFillTheTarget) {
   EXPECT_EQ(active[0], 7u);
 }
 
-// The tables' memory is the model's: made with the selector, outside the training clock,
-// not by its first build.
+// The tables' memory is the model's: made with the selector, as the weights are with the
+// network, not by its first build inside the first epoch.
 TEST(Selectors, TableMemoryComesWithTheSelector) {
   const uint32_t rows = 3000, dim = 16;
   SelectorParams params;
