@@ -93,11 +93,11 @@ fasttext::Args ParseArgs(const std::vector<std::string>& argv) {
 
 // The settings autotune may change, as fastText's command line would give them.
 std::vector<std::string> TunedArgv(const fasttext::Args& a) {
-  return {"-epoch", std::to_string(a.epoch), "-lr", fmt::format("{:.6g}", a.lr),
-          "-dim", std::to_string(a.dim), "-wordNgrams", std::to_string(a.wordNgrams),
-          "-bucket", std::to_string(a.bucket), "-minn", std::to_string(a.minn),
-          "-maxn", std::to_string(a.maxn), "-dsub", std::to_string(a.dsub),
-          "-loss", a.lossToString(a.loss)};
+  return {"-epoch",  std::to_string(a.epoch),  "-lr",         fmt::format("{}", a.lr),
+          "-dim",    std::to_string(a.dim),    "-wordNgrams", std::to_string(a.wordNgrams),
+          "-bucket", std::to_string(a.bucket), "-minn",       std::to_string(a.minn),
+          "-maxn",   std::to_string(a.maxn),   "-dsub",       std::to_string(a.dsub),
+          "-loss",   a.lossToString(a.loss)};
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ namespace sparsebench {
 // and reports back through Learner::settings().
 struct TrainOptions {
   uint32_t batch = 0;
-  float lr = 0;
+  double lr = 0;
   // lr holds for this many samples, then halves every this many more (0: constant).
   std::optional<uint64_t> lr_half_life;
   uint32_t epochs = 0;

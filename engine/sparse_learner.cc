@@ -7,13 +7,13 @@
 #include <cstdio>
 
 #include "datasets/data_error.h"
-#include "engine/memory_limit.h"
-
 #include "engine/engine_error.h"
 #include "engine/hash_family.h"
 #include "engine/inference.h"
 #include "engine/lsh_config.h"
+#include "engine/memory_limit.h"
 #include "engine/model_io.h"
+#include "engine/parse_number.h"
 #include "engine/spec.h"
 #include "engine/train_defaults.h"
 
@@ -23,8 +23,7 @@ namespace {
 
 // An optional unsigned key: 0 when absent or "auto".
 uint32_t AutoUint(Spec& spec, const std::string& key, int64_t min, int64_t max) {
-  const std::string v = spec.String(key, "auto");
-  return v == "auto" ? 0 : static_cast<uint32_t>(Spec::Parse("x:" + key + "=" + v).Int(key, 0, min, max));
+  return static_cast<uint32_t>(spec.AutoInt(key, min, max).value_or(0));
 }
 
 }  // namespace
@@ -66,14 +65,10 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   // The control draws one by one: uniform sampling as the literature means it, and its
   // strongest form (engine/README.md, "Random neurons in runs").
   p.random_run = static_cast<uint32_t>(spec.Int("run", p.kind == "random" ? 1 : 16, 1, 1 << 16));
-  const std::string probes = spec.String("probes", "auto");
-  p.probes = probes == "auto" ? SelectorParams::kAutoProbes
-                              : static_cast<uint32_t>(Spec::Parse("x:probes=" + probes).Int("probes", 0, 0, MaxProbes(32)));
-  const std::string rebuild = spec.String("rebuild", "auto");
-  if (rebuild != "auto") {
-    Spec single = Spec::Parse("x:rebuild=" + rebuild);
-    c.rebuild.first = static_cast<uint32_t>(single.Int("rebuild", 0, 1, 1 << 30));
-  }
+  p.probes = static_cast<uint32_t>(
+      spec.AutoInt("probes", 0, MaxProbes(32)).value_or(SelectorParams::kAutoProbes));
+  if (const auto rebuild = spec.AutoInt("rebuild", 1, 1 << 30))
+    c.rebuild.first = static_cast<uint32_t>(*rebuild);
   c.rebuild.growth = spec.Double("growth", 1.0, 1.0, 10.0);
   c.rebuild.max_gap = static_cast<uint32_t>(spec.Int("max_gap", 1000, 1, 1 << 30));
   c.rebuild.rehash = static_cast<uint32_t>(spec.Int("rehash", 0, 0, 1 << 30));
@@ -85,16 +80,10 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
 
 std::string SparseConfig::Canonical() const {
   std::string s = "sparse:hidden=" + std::to_string(hidden);
-  char sparsity[32];
-  std::snprintf(sparsity, sizeof sparsity, "%g", out_sparsity);
-  s += std::string(",out_sparsity=") + sparsity;
+  s += ",out_sparsity=" + NumberText(out_sparsity);
   s += bf16_moments ? ",moments=bf16" : ",moments=fp32";
   s += bf16_weights ? ",weights=bf16" : ",weights=fp32";
-  if (lr_decay != 1) {
-    char decay[32];
-    std::snprintf(decay, sizeof decay, "%g", lr_decay);
-    s += std::string(",lr_decay=") + decay;
-  }
+  if (lr_decay != 1) s += ",lr_decay=" + NumberText(lr_decay);
   if (out_sparsity >= 1.0) return s;
   const HashParams& h = selector.hash;
   s += ",hash=" + (selector.kind == "random" ? std::string("random") : h.family);
@@ -106,20 +95,16 @@ std::string SparseConfig::Canonical() const {
     s += ",range=" + or_auto(selector.range_bits) + ",cap=" + or_auto(selector.capacity) +
          ",reads=" + or_auto(selector.reads);
     s += std::string(",select=") + (selector.top_frequency ? "topfreq" : "union");
-    char share[32];
-    std::snprintf(share, sizeof share, "%g", selector.lsh_share);
-    s += std::string(",share=") + share + ",probes=" +
+    s += ",share=" + NumberText(selector.lsh_share) + ",probes=" +
          (selector.probes == SelectorParams::kAutoProbes ? std::string("auto")
                                                          : std::to_string(selector.probes));
   }
   s += std::string(",pad=") + (selector.pad_random ? "random" : "none") +
        ",run=" + std::to_string(selector.random_run);
   if (selector.kind == "lsh") {
-    char growth[32];
-    std::snprintf(growth, sizeof growth, "%g", rebuild.growth);
     s += ",rebuild=" + (rebuild.first == 0 ? std::string("auto") : std::to_string(rebuild.first)) +
-         ",growth=" + growth +
-         ",max_gap=" + std::to_string(rebuild.max_gap) + ",rehash=" + std::to_string(rebuild.rehash);
+         ",growth=" + NumberText(rebuild.growth) + ",max_gap=" + std::to_string(rebuild.max_gap) +
+         ",rehash=" + std::to_string(rebuild.rehash);
   }
   return s;
 }

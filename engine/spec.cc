@@ -1,9 +1,7 @@
 #include "engine/spec.h"
 
-#include <charconv>
-#include <cmath>
-
 #include "engine/engine_error.h"
+#include "engine/parse_number.h"
 
 namespace sparsebench {
 
@@ -37,28 +35,35 @@ std::string Spec::String(const std::string& key, const std::string& fallback) {
 }
 
 double Spec::Double(const std::string& key, double fallback, double min, double max) {
-  const std::string text = String(key, "");
-  if (text.empty()) return fallback;
-  double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
-      value < min || value > max) {
-    throw ConfigError("engine spec: " + key + "=" + text + " is not a number in [" +
-                      std::to_string(min) + ", " + std::to_string(max) + "]");
-  }
-  return value;
+  if (!values_.contains(key)) return fallback;
+  return ParseNumber(String(key, ""), Name(key), NumberRange<double>{min, max});
 }
 
 int64_t Spec::Int(const std::string& key, int64_t fallback, int64_t min, int64_t max) {
-  const std::string text = String(key, "");
-  if (text.empty()) return fallback;
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    throw ConfigError("engine spec: " + key + "=" + text + " is not an integer in [" +
-                      std::to_string(min) + ", " + std::to_string(max) + "]");
-  }
-  return value;
+  if (!values_.contains(key)) return fallback;
+  return ParseNumber(String(key, ""), Name(key), NumberRange<int64_t>{min, max});
+}
+
+std::optional<double> Spec::AutoDouble(const std::string& key, double min, double max) {
+  if (TakeAuto(key)) return std::nullopt;
+  return Double(key, 0, min, max);
+}
+
+std::optional<int64_t> Spec::AutoInt(const std::string& key, int64_t min, int64_t max) {
+  if (TakeAuto(key)) return std::nullopt;
+  return Int(key, 0, min, max);
+}
+
+bool Spec::TakeAuto(const std::string& key) {
+  const auto it = values_.find(key);
+  if (it == values_.end()) return true;
+  if (it->second != "auto") return false;
+  values_.erase(it);
+  return true;
+}
+
+std::string Spec::Name(const std::string& key) const {
+  return "engine spec '" + family_ + "': " + key;
 }
 
 void Spec::Finish() const {

@@ -8,6 +8,7 @@
 #include "datasets/data_error.h"
 #include "engine/engine_error.h"
 #include "engine/model_io.h"
+#include "engine/parse_number.h"
 #include "engine/spec.h"
 
 namespace sparsebench {
@@ -22,8 +23,7 @@ constexpr uint32_t kTextBatch = 256;
 std::string Auto(uint64_t v) { return v == 0 ? "auto" : std::to_string(v); }
 
 uint32_t AutoInt(Spec& spec, const std::string& key, int64_t max) {
-  const std::string v = spec.String(key, "auto");
-  return v == "auto" ? 0 : static_cast<uint32_t>(Spec::Parse("x:" + key + "=" + v).Int(key, 0, 1, max));
+  return static_cast<uint32_t>(spec.AutoInt(key, 1, max).value_or(0));
 }
 
 double Accuracy(const TopK& top, const Dataset& truth) {
@@ -41,11 +41,9 @@ TextConfig TextConfig::Parse(const std::string& text) {
   c.featurizer.bigrams = spec.Int("bigrams", 1, 0, 1) == 1;
   c.featurizer.binary = spec.Int("binary", 0, 0, 1) == 1;
   c.hidden = AutoInt(spec, "hidden", 1 << 14);
-  const std::string sparsity = spec.String("out_sparsity", "auto");
-  c.out_sparsity = sparsity == "auto" ? -1 : Spec::Parse("x:s=" + sparsity).Double("s", 1, 1e-7, 1);
+  c.out_sparsity = spec.AutoDouble("out_sparsity", 1e-7, 1).value_or(-1);
   c.epochs = AutoInt(spec, "epochs", 10000);
-  const std::string lr = spec.String("lr", "auto");
-  c.lr = lr == "auto" ? 0 : Spec::Parse("x:lr=" + lr).Double("lr", 0, 1e-7, 10);
+  c.lr = spec.AutoDouble("lr", 1e-7, 10).value_or(0);
   c.lr_decay = spec.Double("lr_decay", 0.5, 0, 1);
   spec.Finish();
   return c;
@@ -61,23 +59,17 @@ void TextConfig::Resolve(size_t rows, uint32_t labels) {
 }
 
 std::string TextConfig::Canonical() const {
-  auto number = [](double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", v);
-    return std::string(text);
-  };
   // Each setting on its own: "auto" (negative or zero: not resolved yet) or its value.
-  return "text:buckets=" + Auto(featurizer.buckets) + ",bigrams=" + std::to_string(featurizer.bigrams) +
+  return "text:buckets=" + Auto(featurizer.buckets) +
+         ",bigrams=" + std::to_string(featurizer.bigrams) +
          ",binary=" + std::to_string(featurizer.binary) + ",hidden=" + Auto(hidden) +
-         ",out_sparsity=" + (out_sparsity < 0 ? std::string("auto") : number(out_sparsity)) +
-         ",lr=" + (lr == 0 ? std::string("auto") : number(lr)) + ",lr_decay=" + number(lr_decay) +
-         ",epochs=" + Auto(epochs);
+         ",out_sparsity=" + (out_sparsity < 0 ? std::string("auto") : NumberText(out_sparsity)) +
+         ",lr=" + (lr == 0 ? std::string("auto") : NumberText(lr)) +
+         ",lr_decay=" + NumberText(lr_decay) + ",epochs=" + Auto(epochs);
 }
 
 std::string TextConfig::SparseSpec() const {
-  char sparsity[32];
-  std::snprintf(sparsity, sizeof sparsity, "%g", out_sparsity);
-  return "sparse:hidden=" + std::to_string(hidden) + ",out_sparsity=" + sparsity;
+  return "sparse:hidden=" + std::to_string(hidden) + ",out_sparsity=" + NumberText(out_sparsity);
 }
 
 TextLearner::TextLearner(const std::string& spec, const DataShape& shape, const TrainOptions& options)
@@ -130,7 +122,7 @@ void TextLearner::Build(uint32_t labels) {
   featurizer_ = Featurizer(config_.featurizer);
   const DataShape shape{config_.featurizer.buckets, labels};
   TrainOptions options = options_;
-  options.lr = static_cast<float>(config_.lr);
+  options.lr = config_.lr;
   options.lr_half_life = 0;  // the text engine schedules its own rate (lr_decay)
   inner_ = std::make_unique<SparseLearner>(SparseConfig::Parse(config_.SparseSpec(), shape), shape, options);
 }

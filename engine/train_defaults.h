@@ -11,7 +11,7 @@ namespace sparsebench {
 // The training defaults of the model that `sparse`, `blas` and `torch` share, chosen by the
 // measured sweep in engine/README.md ("Defaults").
 inline constexpr uint32_t kDefaultBatch = 256;
-inline constexpr float kDefaultLr = 0.005f;
+inline constexpr double kDefaultLr = 0.005;
 inline constexpr uint32_t kDefaultEpochs = 1;
 // The learning rate holds for this many samples, then halves every this many more
 // (engine/README.md, "Learning-rate schedule"): one epoch at full rate on amazon670k, none on its

@@ -1,7 +1,8 @@
 // Matrix TOML: ReadMatrix on the input as a file (train/test files are not looked up), then
 // what the runner does with an accepted matrix: cell expansion, shards, cell ids and file
 // names, target rules and each cell's command line. An accepted matrix keeps every bound
-// ReadMatrix promises; a refused one names the file.
+// ReadMatrix promises; a refused one names the file. The input is also a command line
+// (fuzz/command_line.h).
 // fuzz-options: -max_len=4096
 #include <cmath>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "datasets/data_error.h"
+#include "fuzz/command_line.h"
 #include "fuzz/fuzz_util.h"
 #include "fuzz/scratch.h"
 #include "harness/learner_factory.h"
@@ -58,6 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } catch (const std::invalid_argument&) {
     }
   }
+  fuzz::ParseCommandLine(text);
   static const std::string path = (fuzz::ScratchDir() / "matrix.toml").string();
   fuzz::WriteBytes(path, text);
   Matrix m;

@@ -1,6 +1,7 @@
 // Engine spec strings: Spec, SparseConfig, TextConfig and DenseSpec parse what they accept
 // into a canonical spec that parses back to itself; a small sparse engine is built from
-// each accepted sparse spec (hash families, tables and their size limits).
+// each accepted sparse spec (hash families, tables and their size limits). The input is also
+// a command line (fuzz/command_line.h).
 // fuzz-options: -max_len=512
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "engine/sparse_learner.h"
 #include "engine/spec.h"
 #include "engine/text_learner.h"
+#include "fuzz/command_line.h"
 #include "fuzz/fuzz_util.h"
 
 using namespace sparsebench;
@@ -103,5 +105,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Sparse(text);
   Text(text);
   Dense(text);
+  fuzz::ParseCommandLine(text);
   return 0;
 }

@@ -154,8 +154,10 @@ CompareResult Compare(const CompareOptions& o) {
   std::string& md = result.markdown;
   md += ratio ? fmt::format("Timing compared as ratios to `{}` measured in the same run (the runs come from different machines).\n\n", o.reference)
               : "Timing compared as raw training seconds (both runs on the same machine).\n\n";
-  md += fmt::format("Bounds: slowdown {:.0f}% (and Mann-Whitney p < {:g} when both sides have ≥ {} repeats), metric drop {:g} points.\n\n",
-                    o.max_slowdown * 100, o.alpha, o.min_repeats, o.max_metric_drop);
+  md += fmt::format(
+      "Bounds: slowdown {:.10g}% (and Mann-Whitney p < {:g} when both sides have ≥ {} repeats), "
+      "metric drop {:.10g} points.\n\n",
+      o.max_slowdown * 100, o.alpha, o.min_repeats, o.max_metric_drop);
   md += "| dataset | engine | threads | repeats base/current | time base | time current | ratio | p | metric base | metric current | verdict |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|\n";
   bool few = false;

@@ -1,10 +1,8 @@
 #include "harness/matrix.h"
 
-#include <toml++/toml.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-
+#include <toml++/toml.h>
 #include <xxhash.h>
 
 #include <algorithm>
@@ -17,6 +15,8 @@
 #include "datasets/data_error.h"
 #include "datasets/reader.h"
 #include "datasets/synthetic.h"
+#include "engine/engine_error.h"
+#include "engine/parse_number.h"
 #include "harness/csv.h"
 #include "harness/learner_factory.h"
 
@@ -130,7 +130,7 @@ class TomlReader {
       }
       if (t.get("format") != nullptr) Fail(*t.get("format"), "format is for train and test files; a preset's is fixed");
       // GenerateSynthetic's bound: 1.0 is the real dataset's size.
-      d.scale = Number(t, "scale", 1.0, 0, 100, true);
+      d.scale = Number(t, "scale", 1.0, 0, kMaxScale, true);
     } else {
       if (t.get("scale") != nullptr) Fail(*t.get("scale"), "scale is for presets, not train and test files");
       d.format = String(t, "format", "");
@@ -153,7 +153,7 @@ class TomlReader {
     }
     if (const toml::node* target = t.get("target")) {
       if (target->is_number()) {
-        d.target = fmt::format("{:g}", *target->value<double>());
+        d.target = fmt::format("{}", *target->value<double>());
       } else if (target->is_string()) {
         d.target = *target->value<std::string>();
       } else {
@@ -260,24 +260,22 @@ uint64_t CountCells(const Matrix& matrix, uint32_t repeats) {
 TargetRule TargetRule::Parse(const std::string& text) {
   TargetRule rule;
   if (text.empty()) return rule;
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() && *end == '\0') {
-    if (!(value >= 0 && value <= 1)) throw std::invalid_argument("a target must lie in [0, 1]");
-    rule.value = value;
-    return rule;
-  }
   const std::string prefix = "dense-", suffix = "pt";
-  if (text.rfind(prefix, 0) == 0 && text.size() > prefix.size() + suffix.size() &&
-      text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    const std::string number = text.substr(prefix.size(), text.size() - prefix.size() - suffix.size());
-    const double points = std::strtod(number.c_str(), &end);
-    if (end != number.c_str() && *end == '\0' && points >= 0 && points <= 100) {
-      rule.points_below_dense = points;
-      return rule;
+  const std::string_view view(text);
+  try {
+    if (view.starts_with(prefix) && view.ends_with(suffix) &&
+        view.size() > prefix.size() + suffix.size()) {
+      const std::string_view points =
+          view.substr(prefix.size(), view.size() - prefix.size() - suffix.size());
+      rule.points_below_dense = ParseNumber<double>(points, "target", {0, 100});
+    } else {
+      rule.value = ParseNumber<double>(view, "target", {0, 1});
     }
+  } catch (const ConfigError& e) {
+    throw ConfigError(std::string(e.what()) +
+                      ", or a rule such as \"dense-1pt\" (points below the best dense baseline)");
   }
-  throw std::invalid_argument("target '" + text + "' is neither a number in [0, 1] nor a rule such as \"dense-1pt\"");
+  return rule;
 }
 
 double TargetRule::Resolve(double best_dense_metric) const {

@@ -62,6 +62,10 @@ inline constexpr uint32_t kMaxBatch = 1u << 20;    // as `train --batch`
 inline constexpr uint32_t kMaxLrHalfLife = 4'000'000'000u;  // as `train --lr-half-life`
 inline constexpr double kMinLr = 1e-7, kMaxLr = 10;  // as `train --lr`
 inline constexpr uint32_t kMaxEvalsPerEpoch = 1000;
+inline constexpr int kMaxThreads = 1024;           // as `train --threads`
+inline constexpr uint32_t kMaxBuckets = 1u << 30;  // as `train --buckets`
+inline constexpr double kMaxScale = 100;  // a preset's scale, as `data gen --scale` (above 0)
+inline constexpr uint32_t kMaxSynthLabels = 100'000'000;  // `data gen --labels`
 inline constexpr uint64_t kMaxCells = 100000;      // datasets x engines x threads x repeats
 inline constexpr size_t kMaxMatrixBytes = 1 << 20;
 

@@ -158,27 +158,29 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   uint64_t samples = 0;
   for (const auto& e : work.epochs()) samples += e.value("samples", uint64_t{0});
   const auto& recall = work.last_recall();
-  nlohmann::json result = {{"train_seconds", train_seconds},
-                           {"curve_eval_seconds", paused.seconds()},
-                           {"eval_seconds", eval_seconds},
-                           {"samples_per_second", train_seconds > 0 ? static_cast<double>(samples) / train_seconds : 0.0},
-                           {"p_at_1", m.p_at_1},
-                           {"p_at_3", m.p_at_3},
-                           {"p_at_5", m.p_at_5},
-                           {"accuracy", OrNull(m.accuracy)},
-                           {"metric", s.metric},
-                           {"metric_value", MetricValue(m, s.metric)},
-                           {"target", OrNull(s.target)},
-                           {"time_to_target_seconds", TimeToTarget(work.curve(), s.target)},
-                           {"curve", work.curve()},
-                           {"epoch_details", work.epochs()},
-                           {"batch", settings.batch == 0 ? nlohmann::json(nullptr) : nlohmann::json(settings.batch)},
-                           {"lr", std::stod(fmt::format("{:.6g}", settings.lr))},  // as the user wrote it
-                           {"epochs", settings.epochs},
-                           {"optimizer", settings.optimizer},
-                           {"active_recall_at_5", recall ? OrNull(recall->active_at_5) : nullptr},
-                           {"label_recall", recall ? OrNull(recall->labels) : nullptr},
-                           {"model_bytes", learner->model_bytes()}};
+  nlohmann::json result = {
+      {"train_seconds", train_seconds},
+      {"curve_eval_seconds", paused.seconds()},
+      {"eval_seconds", eval_seconds},
+      {"samples_per_second",
+       train_seconds > 0 ? static_cast<double>(samples) / train_seconds : 0.0},
+      {"p_at_1", m.p_at_1},
+      {"p_at_3", m.p_at_3},
+      {"p_at_5", m.p_at_5},
+      {"accuracy", OrNull(m.accuracy)},
+      {"metric", s.metric},
+      {"metric_value", MetricValue(m, s.metric)},
+      {"target", OrNull(s.target)},
+      {"time_to_target_seconds", TimeToTarget(work.curve(), s.target)},
+      {"curve", work.curve()},
+      {"epoch_details", work.epochs()},
+      {"batch", settings.batch == 0 ? nlohmann::json(nullptr) : nlohmann::json(settings.batch)},
+      {"lr", settings.lr},  // as the user wrote it (shortest round trip)
+      {"epochs", settings.epochs},
+      {"optimizer", settings.optimizer},
+      {"active_recall_at_5", recall ? OrNull(recall->active_at_5) : nullptr},
+      {"label_recall", recall ? OrNull(recall->labels) : nullptr},
+      {"model_bytes", learner->model_bytes()}};
   result.update(Latency(*learner, test, s.latency_samples));
   return {std::move(result), std::move(learner)};
 }

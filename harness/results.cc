@@ -18,12 +18,16 @@ namespace sparsebench {
 namespace fs = std::filesystem;
 namespace {
 
-std::string Text(const nlohmann::json& v) {
+// Measurements keep 6 significant digits; settings a user typed (`exact`) keep every digit.
+std::string Text(const nlohmann::json& v, bool exact = false) {
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) return fmt::format("{:.6g}", v.get<double>());
+  if (v.is_number_float())
+    return exact ? fmt::format("{}", v.get<double>()) : fmt::format("{:.6g}", v.get<double>());
   return v.dump();
 }
+
+bool IsSetting(const std::string& column) { return column == "lr" || column == "price_per_hour"; }
 
 nlohmann::json Parsed(const std::string& field) {
   char* end = nullptr;
@@ -210,7 +214,8 @@ std::string ResultsCsvText(const std::vector<nlohmann::json>& rows) {
   std::string results = CsvLine(ResultColumns());
   for (const nlohmann::json& row : rows) {
     std::vector<std::string> fields;
-    for (const std::string& column : ResultColumns()) fields.push_back(Text(row.value(column, nlohmann::json())));
+    for (const std::string& column : ResultColumns())
+      fields.push_back(Text(row.value(column, nlohmann::json()), IsSetting(column)));
     results += CsvLine(fields);
   }
   return results;

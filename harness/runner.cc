@@ -27,10 +27,10 @@ namespace {
 
 CellFiles PrepareData(const MatrixDataset& d, const std::string& data_dir) {
   if (d.preset.empty()) return {d.train, d.test, d.format};
-  const fs::path dir = fs::path(data_dir) / fmt::format("{}-{:g}", d.preset, d.scale);
+  const fs::path dir = fs::path(data_dir) / fmt::format("{}-{}", d.preset, d.scale);
   const std::string ext = d.preset == "amazon670k" ? "txt" : "csv";
   if (!fs::exists(dir / ".complete")) {
-    fmt::print(stderr, "generating {} at scale {:g} into {}\n", d.preset, d.scale, dir.string());
+    fmt::print(stderr, "generating {} at scale {} into {}\n", d.preset, d.scale, dir.string());
     SynthOptions synth;
     synth.preset = d.preset;
     synth.scale = d.scale;
@@ -54,11 +54,11 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
   // Settings the matrix leaves out stay the engine's own.
   if (c.engine->epochs > 0) argv.insert(argv.end(), {"--epochs", std::to_string(c.engine->epochs)});
   if (c.engine->batch > 0) argv.insert(argv.end(), {"--batch", std::to_string(c.engine->batch)});
-  if (c.engine->lr > 0) argv.insert(argv.end(), {"--lr", fmt::format("{:g}", c.engine->lr)});
+  if (c.engine->lr > 0) argv.insert(argv.end(), {"--lr", fmt::format("{}", c.engine->lr)});
   if (c.engine->lr_half_life)
     argv.insert(argv.end(), {"--lr-half-life", std::to_string(*c.engine->lr_half_life)});
   const double fixed = TargetRule::Parse(c.dataset->target).value;
-  if (!std::isnan(fixed)) argv.insert(argv.end(), {"--target", fmt::format("{:g}", fixed)});
+  if (!std::isnan(fixed)) argv.insert(argv.end(), {"--target", fmt::format("{}", fixed)});
   if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});
   return argv;
 }

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "engine/engine_error.h"
+#include "engine/parse_number.h"
 #include "harness/cli/commands.h"
 #include "harness/compare.h"
+#include "harness/matrix.h"
 #include "harness/report.h"
 #include "harness/run_dir.h"
 #include "harness/runner.h"
@@ -18,6 +20,8 @@ namespace sparsebench::cli {
 namespace {
 
 const std::string kSource = SPARSEBENCH_SOURCE_DIR;
+constexpr double kMaxPricePerHour = 1e6;  // USD
+constexpr double kMaxSlowdownPercent = 1e6;
 
 std::string SelfPath() {
   std::error_code error;
@@ -31,36 +35,48 @@ std::string DefaultDataDir() {
   return env != nullptr ? env : kSource + "/data";
 }
 
+// "I/N", 0 <= I < N: shard I of N.
 void ParseShard(const std::string& text, RunOptions& o) {
-  unsigned i = 0, n = 0;
-  char slash = 0;
-  if (std::sscanf(text.c_str(), "%u%c%u", &i, &slash, &n) != 3 || slash != '/' || n == 0 || i >= n) {
-    throw ConfigError("--shard must be I/N with 0 <= I < N, e.g. 0/4");
-  }
-  o.shard = i;
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) throw ConfigError("--shard: '" + text + "' is not I/N, e.g. 0/4");
+  const uint32_t n =
+      ParseNumber<uint32_t>(std::string_view(text).substr(slash + 1), "--shard", {1, UINT32_MAX});
+  o.shard = ParseNumber<uint32_t>(std::string_view(text).substr(0, slash), "--shard", {0, n - 1});
   o.shards = n;
 }
 
-void AddRun(CLI::App& app) {
+// "10%" or "10": a percentage, returned as a fraction.
+double ParsePercent(std::string text, const std::string& name, const NumberRange<double>& range) {
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  return ParseNumber(text, name, range) / 100;
+}
+
+void AddRun(CLI::App& app, NumberOptions& numbers) {
   auto o = std::make_shared<RunOptions>();
-  auto shard = std::make_shared<std::string>();
   o->matrix_path = kSource + "/harness/matrices/default.toml";
   o->out_dir = "sparsebench-run";
   o->prices_path = kSource + "/harness/instances.csv";
   CLI::App* cmd = app.add_subcommand("run", "Run a benchmark matrix: every cell in a child process, rows as cells end, then the report");
   cmd->add_option("--matrix", o->matrix_path, "Matrix TOML file")->capture_default_str();
   cmd->add_option("--out", o->out_dir, "Output directory")->capture_default_str();
-  cmd->add_option("--repeats", o->repeats, "Repeats of every cell (default: the matrix's)")->check(CLI::Range(1u, kMaxRepeats));
+  RunOptions& run = *o;
+  numbers.Add<uint32_t>(
+      *cmd, "--repeats", [&run](uint32_t v) { run.repeats = v; }, {1, kMaxRepeats},
+      "Repeats of every cell (default: the matrix's)");
   cmd->add_option("--instance", o->instance, "The instance this runs on (a row of --prices), for cost");
-  cmd->add_option("--price-per-hour", o->price_per_hour, "USD per hour of this machine (overrides the table)")->check(CLI::Range(0.0, 1e6));
+  numbers.Add<double>(
+      *cmd, "--price-per-hour", [&run](double v) { run.price_per_hour = v; }, {0, kMaxPricePerHour},
+      "USD per hour of this machine (overrides the table)");
   cmd->add_option("--prices", o->prices_path, "Instance price table")->capture_default_str();
-  cmd->add_option("--shard", *shard, "Run only shard I of N (I/N, 0-based), e.g. from a job array");
+  numbers.AddPattern(
+      *cmd, "--shard", [&run](const std::string& text) { ParseShard(text, run); },
+      NumberRange<uint32_t>{1, UINT32_MAX}, "0/{}", "I/N",
+      "Run only shard I of N (0 <= I < N), e.g. from a job array");
   cmd->add_flag("--resume", o->resume, "Skip cells of the same matrix that already finished ok in --out");
   cmd->add_flag("--overwrite", o->overwrite,
                 "Remove the results --out already holds (an earlier run, or another matrix's) and start afresh");
   cmd->add_option("--data", o->data_dir, "Where synthetic presets are generated (default $SPARSEBENCH_DATA or <source>/data)");
-  cmd->callback([o, shard] {
-    if (!shard->empty()) ParseShard(*shard, *o);
+  cmd->callback([o] {
     if (o->data_dir.empty()) o->data_dir = DefaultDataDir();
     o->binary = SelfPath();
     o->published_path = kSource + "/harness/published.csv";
@@ -85,22 +101,26 @@ void AddReport(CLI::App& app) {
   });
 }
 
-void AddCompare(CLI::App& app) {
+void AddCompare(CLI::App& app, NumberOptions& numbers) {
   auto o = std::make_shared<CompareOptions>();
-  auto slowdown = std::make_shared<std::string>("10%");
   CLI::App* cmd = app.add_subcommand("compare", "Compare a run with a baseline run; exit 1 on a regression");
   cmd->add_option("baseline", o->baseline, "Baseline run directory or results.csv")->required();
   cmd->add_option("current", o->current, "Current run directory or results.csv")->required();
-  cmd->add_option("--max-slowdown", *slowdown, "Largest allowed slowdown, e.g. 10%")->capture_default_str();
-  cmd->add_option("--max-metric-drop", o->max_metric_drop, "Largest allowed metric drop in percentage points")->capture_default_str();
+  CompareOptions& compare = *o;
+  const NumberRange<double> percent{0, kMaxSlowdownPercent};
+  numbers
+      .AddPattern(
+          *cmd, "--max-slowdown",
+          [&compare, percent](const std::string& text) {
+            compare.max_slowdown = ParsePercent(text, "--max-slowdown", percent);
+          },
+          percent, "{}%", "PERCENT",
+          "Largest allowed slowdown, e.g. 10% [" + percent.Describe() + ", % optional]")
+      ->default_str("10%");
+  numbers.Add(*cmd, "--max-metric-drop", o->max_metric_drop, {0, 100},
+              "Largest allowed metric drop in percentage points");
   cmd->add_option("--reference", o->reference, "Engine whose time divides the others' when machines differ")->capture_default_str();
-  cmd->callback([o, slowdown] {
-    std::string text = *slowdown;
-    if (!text.empty() && text.back() == '%') text.pop_back();
-    char* end = nullptr;
-    const double percent = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || !(percent >= 0)) throw ConfigError("--max-slowdown must look like 10%");
-    o->max_slowdown = percent / 100;
+  cmd->callback([o] {
     const CompareResult r = Compare(*o);
     fmt::print("{}", r.markdown);
     if (r.regression) throw RegressionFound();
@@ -109,10 +129,10 @@ void AddCompare(CLI::App& app) {
 
 }  // namespace
 
-void AddBenchCommands(CLI::App& app) {
-  AddRun(app);
+void AddBenchCommands(CLI::App& app, NumberOptions& numbers) {
+  AddRun(app, numbers);
   AddReport(app);
-  AddCompare(app);
+  AddCompare(app, numbers);
 }
 
 }  // namespace sparsebench::cli

@@ -2,16 +2,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include "harness/cli/number_options.h"
+
 namespace sparsebench::cli {
 
-// Each Add*Commands registers subcommands whose callbacks do the work; a callback reports
-// a user's mistake by throwing (DataError, std::invalid_argument), which main turns into exit 2.
-void AddDataCommands(CLI::App& app);
-void AddTrainCommand(CLI::App& app);
-void AddBenchCommands(CLI::App& app);  // run, report, compare
-void AddPredictCommand(CLI::App& app);
+// Each Add*Commands registers subcommands whose callbacks do the work, their numeric options
+// through `numbers`; a callback reports a user's mistake by throwing (DataError,
+// std::invalid_argument), which CommandLine::Run turns into exit 2.
+void AddDataCommands(CLI::App& app, NumberOptions& numbers);
+void AddTrainCommand(CLI::App& app, NumberOptions& numbers);
+void AddBenchCommands(CLI::App& app, NumberOptions& numbers);  // run, report, compare
+void AddPredictCommand(CLI::App& app, NumberOptions& numbers);
 
-// `compare` found a regression: main exits 1 without an error message.
+// `compare` found a regression: Run returns 1 without an error message.
 struct RegressionFound {};
 
 }  // namespace sparsebench::cli

@@ -10,6 +10,7 @@
 #include "datasets/stats.h"
 #include "datasets/synthetic.h"
 #include "harness/cli/commands.h"
+#include "harness/matrix.h"
 
 namespace sparsebench::cli {
 namespace {
@@ -59,7 +60,7 @@ void RunCheck(const CheckArgs& args) {
 
 }  // namespace
 
-void AddDataCommands(CLI::App& app) {
+void AddDataCommands(CLI::App& app, NumberOptions& numbers) {
   CLI::App* data = app.add_subcommand("data", "Generate, validate and describe datasets");
   data->require_subcommand(1);
 
@@ -69,16 +70,15 @@ void AddDataCommands(CLI::App& app) {
   gen_cmd->add_option("--preset", gen->synth.preset, "amazon670k, yelp or dbpedia")
       ->required()
       ->check(CLI::IsMember(SyntheticPresets()));
-  gen_cmd->add_option("--scale", gen->synth.scale, "Fraction of the real size (1.0 = real)")
-      ->capture_default_str();
-  gen_cmd->add_option("--seed", gen->synth.seed, "Seed; the same seed writes the same bytes")
-      ->capture_default_str();
-  gen_cmd->add_option("--threads", gen->synth.threads, "Generator threads")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
-  gen_cmd->add_option("--labels", gen->synth.labels,
-                      "amazon670k: number of labels instead of the scaled count (same rows and features)")
-      ->check(CLI::Range(2u, 100'000'000u));
+  numbers.Add(*gen_cmd, "--scale", gen->synth.scale, {0, kMaxScale, true},
+              "Fraction of the real size (1.0 = real)");
+  numbers.Add(*gen_cmd, "--seed", gen->synth.seed, {0, UINT64_MAX},
+              "Seed; the same seed writes the same bytes");
+  numbers.Add(*gen_cmd, "--threads", gen->synth.threads, {1, kMaxThreads}, "Generator threads");
+  SynthOptions& synth = gen->synth;
+  numbers.Add<uint32_t>(
+      *gen_cmd, "--labels", [&synth](uint32_t v) { synth.labels = v; }, {2, kMaxSynthLabels},
+      "amazon670k: number of labels instead of the scaled count (same rows and features)");
   gen_cmd->add_option("--out", gen->out, "Output directory")->required();
   gen_cmd->callback([gen] { RunGen(*gen); });
 
@@ -88,12 +88,9 @@ void AddDataCommands(CLI::App& app) {
   check_cmd->add_option("files", check->files, "Dataset files")->required();
   check_cmd->add_option("--format", check->format, "xmc, libsvm, csv or fasttext (default: by extension)")
       ->check(CLI::IsMember({"xmc", "libsvm", "csv", "fasttext"}));
-  check_cmd->add_option("--threads", check->threads, "Reader threads")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
-  check_cmd->add_option("--buckets", check->buckets, "Hash buckets when featurizing text")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 30));
+  numbers.Add(*check_cmd, "--threads", check->threads, {1, kMaxThreads}, "Reader threads");
+  numbers.Add(*check_cmd, "--buckets", check->buckets, {1, kMaxBuckets},
+              "Hash buckets when featurizing text");
   check_cmd->callback([check] { RunCheck(*check); });
 }
 

@@ -23,7 +23,7 @@ struct PredictArgs {
   std::string model;
   uint32_t top_k = 1;
   bool csv = false;
-  size_t max_line_bytes = size_t{1} << 20;
+  uint64_t max_line_bytes = uint64_t{1} << 20;
 };
 
 void PrintPrediction(const TextLearner& learner, size_t line, const TopK& top) {
@@ -87,7 +87,6 @@ class LineReader {
 // One line per input line: "N<TAB>label<TAB>score..." or "N<TAB>error: reason"; a bad line
 // never stops the others.
 void RunPredict(const PredictArgs& args) {
-  if (args.max_line_bytes == 0) throw ConfigError("--max-line-bytes must be at least 1");
   TrainOptions options;
   const TextLearner learner(args.model, options);
   const uint32_t k = std::min<uint32_t>(args.top_k, static_cast<uint32_t>(learner.label_names().size()));
@@ -119,15 +118,14 @@ void RunPredict(const PredictArgs& args) {
 
 }  // namespace
 
-void AddPredictCommand(CLI::App& app) {
+void AddPredictCommand(CLI::App& app, NumberOptions& numbers) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* cmd = app.add_subcommand("predict", "Labels for raw text on stdin (one document per line) from a text model");
   cmd->add_option("--model", args->model, "A model saved by `train --engine text --save`")->required();
-  cmd->add_option("--top-k", args->top_k, "Labels per line, best first")->capture_default_str()->check(CLI::Range(1u, 1000u));
+  numbers.Add(*cmd, "--top-k", args->top_k, {1, 1000}, "Labels per line, best first");
   cmd->add_flag("--csv", args->csv, "stdin is a Zhang CSV file (the label column is ignored)");
-  cmd->add_option("--max-line-bytes", args->max_line_bytes, "Longer lines (CSV: records) get an error and are not stored")
-      ->capture_default_str()
-      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+  numbers.Add(*cmd, "--max-line-bytes", args->max_line_bytes, {1, uint64_t{1} << 30},
+              "Longer lines (CSV: records) get an error and are not stored");
   cmd->callback([args] { RunPredict(*args); });
 }
 

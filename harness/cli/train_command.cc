@@ -5,18 +5,19 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "datasets/data_error.h"
 #include "datasets/featurizer.h"
-#include "datasets/reader.h"
 #include "datasets/metrics.h"
+#include "datasets/reader.h"
 #include "engine/model_io.h"
 #include "engine/spec.h"
 #include "harness/cli/commands.h"
 #include "harness/learner_factory.h"
+#include "harness/matrix.h"
 #include "harness/measure.h"
 #include "harness/stopwatch.h"
 
@@ -109,8 +110,10 @@ void RunTrain(const TrainArgs& args) {
 
 }  // namespace
 
-void AddTrainCommand(CLI::App& app) {
+void AddTrainCommand(CLI::App& app, NumberOptions& numbers) {
   auto args = std::make_shared<TrainArgs>();
+  TrainOptions& o = args->options;
+  MeasureSettings& m = args->measure;
   CLI::App* cmd = app.add_subcommand("train", "Train one engine, evaluate on the whole test set, print a JSON line");
   cmd->add_option("--engine", args->engine, "Engine spec, e.g. sparse:hidden=128,out_sparsity=0.005")
       ->required();
@@ -118,34 +121,40 @@ void AddTrainCommand(CLI::App& app) {
   cmd->add_option("--test", args->test, "Test file")->required();
   cmd->add_option("--format", args->format, "xmc, libsvm, csv or fasttext (default: by extension)")
       ->check(CLI::IsMember({"xmc", "libsvm", "csv", "fasttext"}));
-  cmd->add_option("--epochs", args->options.epochs,
-                  "Passes over the training data (default: the engine's; the text engine chooses its own)")
-      ->check(CLI::Range(1u, 10000u));
-  cmd->add_option("--batch", args->options.batch, "Mini-batch size (default: the engine's)")->check(CLI::Range(1u, 1u << 20));
-  cmd->add_option("--lr", args->options.lr, "Learning rate (default: the engine's)")->check(CLI::Range(1e-7, 10.0));
-  cmd->add_option_function<uint64_t>(
-         "--lr-half-life", [args](uint64_t samples) { args->options.lr_half_life = samples; },
-         "Samples at full lr, then lr halves every this many more (0: constant; default 500000)")
-      ->check(CLI::Range(uint64_t{0}, uint64_t{4'000'000'000u}));
-  cmd->add_option("--threads", args->options.threads, "Threads")->capture_default_str()->check(CLI::Range(1, 1024));
-  cmd->add_option("--seed", args->options.seed, "Seed")->capture_default_str();
-  cmd->add_option("--buckets", args->buckets, "Hash buckets when featurizing text")->capture_default_str()->check(CLI::Range(1u, 1u << 30));
+  numbers.Add<uint32_t>(
+      *cmd, "--epochs", [&o](uint32_t v) { o.epochs = v; }, {1, kMaxEpochs},
+      "Passes over the training data (default: the engine's; the text engine chooses its own)");
+  numbers.Add<uint32_t>(
+      *cmd, "--batch", [&o](uint32_t v) { o.batch = v; }, {1, kMaxBatch},
+      "Mini-batch size (default: the engine's)");
+  numbers.Add<double>(
+      *cmd, "--lr", [&o](double v) { o.lr = v; }, {kMinLr, kMaxLr},
+      "Learning rate (default: the engine's)");
+  numbers.Add<uint64_t>(
+      *cmd, "--lr-half-life", [&o](uint64_t v) { o.lr_half_life = v; }, {0, kMaxLrHalfLife},
+      "Samples at full lr, then lr halves every this many more (0: constant; default 500000)");
+  numbers.Add(*cmd, "--threads", o.threads, {1, kMaxThreads}, "Threads");
+  numbers.Add(*cmd, "--seed", o.seed, {0, UINT64_MAX}, "Seed");
+  numbers.Add(*cmd, "--buckets", args->buckets, {1, kMaxBuckets},
+              "Hash buckets when featurizing text");
   cmd->add_option("--save", args->save, "Write the trained model here");
   cmd->add_flag("--eval-each-epoch", args->eval_each_epoch,
                 "Evaluate on the whole test set after every epoch (time not counted)");
-  cmd->add_option("--evals-per-epoch", args->measure.evals_per_epoch,
-                  "Time-to-accuracy curve points per epoch on a held-out test sample (time not counted)")
+  numbers.Add(
+      *cmd, "--evals-per-epoch", m.evals_per_epoch, {0, kMaxEvalsPerEpoch},
+      "Time-to-accuracy curve points per epoch on a held-out test sample (time not counted)");
+  numbers.Add(*cmd, "--eval-sample", m.eval_sample, {1, UINT32_MAX},
+              "Test rows in each curve point");
+  cmd->add_option("--metric", m.metric, "Curve and target metric")
+      ->check(CLI::IsMember({"p_at_1", "p_at_3", "p_at_5", "accuracy"}))
       ->capture_default_str();
-  cmd->add_option("--eval-sample", args->measure.eval_sample, "Test rows in each curve point")->capture_default_str();
-  cmd->add_option("--metric", args->measure.metric, "Curve and target metric")
-      ->check(CLI::IsMember({"p_at_1", "p_at_3", "p_at_5", "accuracy"}))->capture_default_str();
-  cmd->add_option("--target", args->measure.target, "Time to target: first curve point with metric >= this")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--recall-sample", args->measure.recall_sample,
-                  "Training rows whose active sets are probed at each pause (sparse engines; 0: none)")
-      ->capture_default_str();
-  cmd->add_option("--latency-samples", args->measure.latency_samples, "Single-row predictions to time (0: none)")
-      ->capture_default_str();
+  numbers.Add<double>(
+      *cmd, "--target", [&m](double v) { m.target = v; }, {0, 1},
+      "Time to target: first curve point with metric >= this");
+  numbers.Add(*cmd, "--recall-sample", m.recall_sample, {0, UINT32_MAX},
+              "Training rows whose active sets are probed at each pause (sparse engines; 0: none)");
+  numbers.Add(*cmd, "--latency-samples", m.latency_samples, {0, UINT32_MAX},
+              "Single-row predictions to time (0: none)");
   cmd->callback([args] { RunTrain(*args); });
 }
 

@@ -84,7 +84,7 @@ TEST(Report, MalformedCellFilesAreRefusedNamingTheFile) {
       {text_number.dump(), "'threads' must be a number"},
       {number_text.dump(), "'status' must be a string"},
       {huge_repeat.dump(), "'repeat' must be a whole number"},
-      {bad_rule.dump(), "target 'soon' is neither"},
+      {bad_rule.dump(), "target: 'soon' is not a number"},
       {null_status.dump(), "'status' must be a string"},
       {"[1, 2]", "not a JSON object"},
       {"{\"status\": \"ok\",", "bad JSON"},

@@ -1,0 +1,59 @@
+#include "harness/cli/command_line.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <stdexcept>
+
+#include "datasets/data_error.h"
+#include "harness/cli/commands.h"
+
+namespace sparsebench::cli {
+namespace {
+
+// Thrown once parsing is complete, before any subcommand runs, when only parsing was asked for.
+struct ParsedOnly {};
+
+}  // namespace
+
+CommandLine::CommandLine()
+    : app_("SparseBench: LSH-sparse training against dense baselines, measured the same way") {
+  app_.require_subcommand(1);
+  AddDataCommands(app_, numbers_);
+  AddTrainCommand(app_, numbers_);
+  AddBenchCommands(app_, numbers_);
+  AddPredictCommand(app_, numbers_);
+}
+
+void CommandLine::ParseOnly() {
+  app_.parse_complete_callback([] { throw ParsedOnly(); });
+}
+
+int CommandLine::Run(int argc, const char* const* argv, std::FILE* err) {
+  try {
+    app_.parse(argc, argv);
+  } catch (const ParsedOnly&) {
+    return 0;
+  } catch (const CLI::CallForHelp& e) {
+    return app_.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app_.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(err, "error: {}\nRun with --help for more information.\n", e.what());
+    return 2;
+  } catch (const RegressionFound&) {
+    return 1;
+  } catch (const DataError& e) {
+    fmt::print(err, "error: {}\n", e.what());
+    return 2;
+  } catch (const std::invalid_argument& e) {  // ConfigError among them
+    fmt::print(err, "error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(err, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace sparsebench::cli
