@@ -91,12 +91,4 @@ void SelectTopK(std::span<const float> scores, std::span<const uint32_t> ids, ui
   }
 }
 
-void MergeTopK(std::span<const float> scores, uint32_t first_id, uint32_t k, uint32_t* out_ids,
-               float* out_scores) {
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (!(scores[i] > out_scores[k - 1])) continue;
-    Insert(scores[i], first_id + static_cast<uint32_t>(i), k, out_ids, out_scores);
-  }
-}
-
 }  // namespace sparsebench

@@ -42,9 +42,5 @@ SelectionRecall MeasureSelectionRecall(const TopK& top, const std::vector<std::v
 // ids are positions. Short inputs are padded with id UINT32_MAX and score -inf.
 void SelectTopK(std::span<const float> scores, std::span<const uint32_t> ids, uint32_t k,
                 uint32_t* out_ids, float* out_scores);
-// Merges scores[i] (id first_id + i) into a running top-k that SelectTopK or an earlier
-// call left in out_ids/out_scores, so a wide layer can be scored in chunks.
-void MergeTopK(std::span<const float> scores, uint32_t first_id, uint32_t k, uint32_t* out_ids,
-               float* out_scores);
 
 }  // namespace sparsebench

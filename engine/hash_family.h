@@ -33,7 +33,7 @@ struct HashScratch {
 constexpr uint32_t MaxProbes(uint32_t k) { return k + k * (k - 1) / 2; }
 
 // Locality-sensitive hash: maps a dense vector to one code per table. Codes are the K
-// concatenated hashes of a table; LshIndex folds them into its bucket range.
+// concatenated hashes of a table; LshTables folds a code longer than its range by a hash.
 class HashFamily {
  public:
   virtual ~HashFamily() = default;

@@ -10,8 +10,8 @@
 
 namespace sparsebench {
 
-// Exact top-k over every output neuron: hidden activations for a block of rows, then one
-// sgemm (OpenBLAS) for the block's scores against the whole output layer.
+// Exact top-k over every output neuron: hidden activations for a block of rows, then
+// ExactScorer (exact_scorer.h) scores the block against the whole output layer.
 TopK PredictExact(const Network& network, const Dataset& data, uint32_t k, int threads);
 
 // Exact top-k of one row on the calling thread; ConfigError for a feature beyond the input.

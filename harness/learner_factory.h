@@ -7,7 +7,7 @@
 
 namespace sparsebench {
 
-// Builds any engine from its spec string by family ("sparse:...", later the baselines).
+// Builds any engine from its spec string by family (sparse, text, blas, torch, fasttext).
 std::unique_ptr<Learner> MakeLearner(const std::string& spec, const DataShape& shape,
                                      const TrainOptions& options);
 
