@@ -1,21 +1,16 @@
 #include "baselines/fasttext_learner.h"
 
-#include <fasttext/autotune.h>
 #include <fasttext/fasttext.h>
-#include <fasttext/meter.h>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 
-#include <unistd.h>
-
+#include "baselines/fasttext_autotune.h"
 #include "baselines/fasttext_pauses.h"
 #include "baselines/fasttext_staging.h"
 #include "datasets/data_error.h"
@@ -26,21 +21,15 @@ namespace sparsebench {
 
 namespace {
 
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kDefaultDim = 10, kDefaultNgrams = 2, kDefaultBucket = 10'000'000;
 constexpr int64_t kDefaultEpoch = 5;
 constexpr double kDefaultLr = 0.1;
 constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
-constexpr double kHeldOutFraction = 0.1;
 // Autotune: the final training on all rows is estimated as the best trial's time (on 90% of
 // them) scaled by the row ratio and this margin.
 constexpr double kFinalTrainingMargin = 1.1;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
 
 // Every key's minimum is >= 0, so -1 can only be the fallback of an absent key.
 std::optional<int64_t> OptionalInt(Spec& spec, const std::string& key, int64_t min, int64_t max) {
@@ -61,19 +50,6 @@ std::optional<std::string> SettingText(std::optional<T> value, T fallback, bool 
   return fmt::format("{}", value.value_or(fallback));
 }
 
-void CheckHasInput(const Dataset& data) {
-  if (data.has_text() || data.has_features() || data.rows() == 0) return;
-  throw DataError(data.name, 0, "rows have neither text nor features for fastText");
-}
-
-std::vector<uint32_t> LabelledRows(const Dataset& data) {
-  std::vector<uint32_t> rows;
-  for (size_t r = 0; r < data.rows(); ++r) {
-    if (!data.labels(r).empty()) rows.push_back(static_cast<uint32_t>(r));
-  }
-  return rows;
-}
-
 bool AnyMultiLabel(const Dataset& data) {
   for (size_t r = 0; r < data.rows(); ++r) {
     if (data.labels(r).size() > 1) return true;
@@ -91,22 +67,7 @@ fasttext::Args ParseArgs(const std::vector<std::string>& argv) {
   return args;
 }
 
-// The settings autotune may change, as fastText's command line would give them.
-std::vector<std::string> TunedArgv(const fasttext::Args& a) {
-  return {"-epoch",  std::to_string(a.epoch),  "-lr",         fmt::format("{}", a.lr),
-          "-dim",    std::to_string(a.dim),    "-wordNgrams", std::to_string(a.wordNgrams),
-          "-bucket", std::to_string(a.bucket), "-minn",       std::to_string(a.minn),
-          "-maxn",   std::to_string(a.maxn),   "-dsub",       std::to_string(a.dsub),
-          "-loss",   a.lossToString(a.loss)};
-}
-
 }  // namespace
-
-struct FastTextLearner::Staged {
-  std::unique_ptr<TempDir> dir;
-  fs::path train_file, tune_file, valid_file;
-  uint64_t rows = 0, tune_rows = 0;
-};
 
 FastTextLearner::Config FastTextLearner::ParseConfig(const std::string& text) {
   Spec spec = Spec::Parse(text);
@@ -192,56 +153,12 @@ FastTextRows FastTextLearner::RowFormat(bool labels) const {
 }
 
 void FastTextLearner::Stage(const Dataset& train) {
-  CheckHasInput(train);
-  const std::vector<uint32_t> labelled = LabelledRows(train);
-  if (labelled.empty()) throw DataError(train.name, 0, "no row has a label to train fastText on");
   staged_.reset();
   model_.reset();
+  text_rows_ = train.has_text();
+  staged_ = StageFastTextRows(train, RowFormat(true), options_.seed, config_.autotune_seconds > 0);
   loss_ = config_.loss != "auto" ? config_.loss : AnyMultiLabel(train) ? "ova" : "softmax";
   num_labels_ = std::max(num_labels_, train.num_labels);
-  text_rows_ = train.has_text();
-  // The published recipes shuffle the training file (real DBPedia files are sorted by class).
-  const std::vector<uint32_t> order = SeededPermutation(labelled.size(), options_.seed);
-  std::vector<uint32_t> shuffled;
-  for (uint32_t i : order) shuffled.push_back(labelled[i]);
-  std::vector<uint32_t> tune, valid;
-  if (config_.autotune_seconds > 0) {
-    if (labelled.size() < 2) throw DataError(train.name, 0, "autotune needs 2 or more labelled rows");
-    const double fraction = std::max(kHeldOutFraction, 1.0 / static_cast<double>(labelled.size()));
-    const RowSplit split = HeldOutSplit(labelled.size(), fraction, options_.seed);
-    std::vector<bool> held_out(train.rows(), false);
-    for (uint32_t i : split.held_out) {
-      held_out[labelled[i]] = true;
-      valid.push_back(labelled[i]);
-    }
-    for (uint32_t r : shuffled) {
-      if (!held_out[r]) tune.push_back(r);
-    }
-  }
-  const FastTextRows format = RowFormat(true);
-  auto write = [&](const fs::path& parent) {
-    auto staged = std::make_unique<Staged>();
-    RemoveStaleFastTextStaging(parent);
-    staged->dir = std::make_unique<TempDir>(parent, fmt::format("{}{}-", kFastTextStagingPrefix, getpid()));
-    staged->train_file = staged->dir->path() / "train.txt";
-    staged->rows = shuffled.size();
-    WriteFastTextRows(train, shuffled, format, staged->train_file);
-    if (config_.autotune_seconds > 0) {
-      staged->tune_file = staged->dir->path() / "tune_train.txt";
-      staged->valid_file = staged->dir->path() / "tune_valid.txt";
-      staged->tune_rows = tune.size();
-      WriteFastTextRows(train, tune, format, staged->tune_file);
-      WriteFastTextRows(train, valid, format, staged->valid_file);
-    }
-    return staged;
-  };
-  const fs::path parent = FastTextStagingParent();
-  try {
-    staged_ = write(parent);
-  } catch (const std::exception&) {
-    if (parent == fs::temp_directory_path()) throw;
-    staged_ = write(fs::temp_directory_path());  // /dev/shm full: memory is the only difference
-  }
 }
 
 void FastTextLearner::Train(const Dataset& train, const PausePlan& plan) {
@@ -274,115 +191,20 @@ void FastTextLearner::TrainFixed(const PausePlan& plan) {
   BuildLabelMap();
 }
 
-// fastText's autotune (its AutotuneStrategy: trial 1 = the given arguments, then Gaussian
-// steps around the best, narrowing with time), scored like fastText's (f1 of the top label
-// on the held-out rows), but within one budget for the search and the final training. The
-// search ends at budget - (final training of the best trial, estimated from its time) -
-// (the most a trial took outside its interruptible epochs: fastText's dictionary and matrix
-// set-up, the validation); a trial is stopped (FastText::abort from its training callback)
-// at that deadline, or as soon as its own final training could no longer fit; no trial
-// starts that could not end before the deadline at the pace of the fastest so far.
-// fasttext::Autotune::train itself cannot do this: it retrains the best arguments after its
-// duration, unbounded and without a training callback.
+// fastText's autotune within the budget (fasttext_autotune.h), then the final training on
+// all rows with the arguments it chose, as a practitioner retrains after choosing them.
 void FastTextLearner::TrainAutotuned(const PausePlan& plan) {
-  const double budget = static_cast<double>(config_.autotune_seconds);
   const double scale = kFinalTrainingMargin * static_cast<double>(staged_->rows) /
                        static_cast<double>(std::max<uint64_t>(staged_->tune_rows, 1));
-  const Clock::time_point start = Clock::now();
-  auto elapsed = [&] { return Seconds(start); };
-
   std::vector<std::string> argv = CommandLine(staged_->tune_file.string());
   // As fastText's own command line has it (with -autotune-validation, fastText keeps the
   // bucket that word n-grams need).
   argv.insert(argv.end(), {"-autotune-validation", staged_->valid_file.string(), "-autotune-duration",
                            std::to_string(config_.autotune_seconds)});
-  const fasttext::Args original = ParseArgs(argv);
-  std::optional<fasttext::Args> best;
-  double best_score = 0, best_final_estimate = 0, best_trial_seconds = 0;
-  double overhead = 0;                                       // the most a trial spent outside its epochs
-  double fastest = std::numeric_limits<double>::infinity();  // the shortest finished trial, validation included
-  int trials = 0, finished = 0, stopped = 0, unfitting = 0;
-  std::optional<fasttext::AutotuneStrategy> strategy;
-  // The search's deadline: the best trial's final training and a trial's overhead must fit.
-  auto deadline = [&] { return best ? budget - best_final_estimate - overhead : budget - overhead; };
-  {
-    const QuietCerr quiet;
-    auto search_model = std::make_shared<FastTextModel>();
-    while (true) {
-      const double now = elapsed();
-      if (now + (finished > 0 ? fastest : 0.0) > deadline()) break;
-      fasttext::Args args = original;
-      if (strategy) args = strategy->ask(now);
-      args.verbose = 0;  // as fastText's autotune trains its trials
-      ++trials;
-      const double trial_start = now;
-      std::atomic<bool> aborted{false}, started{false};
-      std::atomic<double> first_callback{0};
-      auto callback = [&](float, float, double, double, int64_t) {
-        const double t = elapsed();
-        if (!started.exchange(true)) first_callback = t;
-        if (aborted.load(std::memory_order_relaxed)) return;
-        if (t > deadline() || t + scale * (t - trial_start) + overhead > budget) {
-          if (!aborted.exchange(true)) search_model->abort();
-        }
-      };
-      bool completed = false;
-      try {
-        search_model->train(args, callback);
-        completed = true;
-      } catch (const fasttext::FastText::AbortError&) {
-        ++stopped;
-      } catch (const fasttext::DenseMatrix::EncounteredNaNError&) {
-        // a diverging trial, skipped as fastText's autotune does
-      } catch (const std::bad_alloc&) {
-        // arguments asking for too much memory, skipped as fastText's autotune does
-      }
-      const double trained = elapsed();
-      const double trial_seconds = trained - trial_start;
-      if (started) overhead = std::max(overhead, first_callback.load() - trial_start);
-      if (completed) {
-        ++finished;
-        fasttext::Meter meter(false);
-        std::ifstream valid(staged_->valid_file);
-        search_model->test(valid, original.autotunePredictions, 0.0, meter);
-        const double score = meter.f1Score();
-        const double validated = elapsed();
-        overhead = std::max(overhead, (started ? first_callback.load() - trial_start : trial_seconds) +
-                                          validated - trained);
-        fastest = std::min(fastest, validated - trial_start);
-        if (!best || score > best_score) {
-          if (validated + scale * trial_seconds + overhead <= budget) {
-            best = args;
-            best_score = score;
-            best_trial_seconds = trial_seconds;
-            best_final_estimate = scale * trial_seconds;
-            if (strategy) strategy->updateBest(args);
-          } else {
-            ++unfitting;  // better, but its final training would not fit the budget
-          }
-        }
-      }
-      if (!strategy) {
-        // The search's horizon, for the strategy's narrowing: the deadline as trial 1 sets it
-        // (half the budget when trial 1 did not finish).
-        fasttext::Args horizon = original;
-        horizon.autotuneDuration = static_cast<int>(std::max(1.0, std::floor(best ? deadline() : budget / 2)));
-        strategy.emplace(horizon, static_cast<std::minstd_rand::result_type>(original.seed));
-        strategy->ask(elapsed());  // its trial 1 (the original arguments) is the one just run
-        if (best) strategy->updateBest(*best);
-      }
-    }
-  }
-  const double search_seconds = elapsed();
-  if (!best) {
-    throw std::runtime_error(fmt::format(
-        "fasttext:autotune={}: no trial could finish and leave time for its final training on all "
-        "rows ({} trials in {:.1f} s, {} stopped; trial 1 uses fastText's default arguments on 90% "
-        "of the rows); give autotune more seconds",
-        config_.autotune_seconds, trials, search_seconds, stopped));
-  }
+  const AutotuneSearch search = SearchFastTextArgs(ParseArgs(argv), staged_->valid_file.string(),
+                                                   config_.autotune_seconds, scale);
 
-  fasttext::Args final_args = *best;
+  fasttext::Args final_args = search.best;
   final_args.input = staged_->train_file.string();
   final_args.verbose = 2;
   const std::vector<std::string> tuned = TunedArgv(final_args);
@@ -400,26 +222,9 @@ void FastTextLearner::TrainAutotuned(const PausePlan& plan) {
     throw;
   }
   pauses_ = trained.summary;
-  const double final_seconds = Seconds(final_start) - trained.paused_seconds;
-  const double total = search_seconds + final_seconds;
-  autotune_budget_ = fmt::format(
-      "search {:.1f} s ({} trials, {} finished, {} stopped at the budget, {} better but too slow "
-      "to retrain; best validation f1 {:.4f}) + final training on all rows {:.1f} s (estimated "
-      "{:.1f} s from its {:.1f} s trial) = {:.1f} s of {} s",
-      search_seconds, trials, finished, stopped, unfitting, best_score, final_seconds,
-      best_final_estimate, best_trial_seconds, total, config_.autotune_seconds);
-  if (total > budget) {
-    const double over = total - budget, late = search_seconds - (budget - best_final_estimate);
-    autotune_budget_ += fmt::format(": overran by {:.1f} s because ", over);
-    if (late > 0 && late >= final_seconds - best_final_estimate) {
-      autotune_budget_ += fmt::format(
-          "the search ended {:.1f} s past its deadline (a trial's dictionary building and "
-          "validation cannot be interrupted)", late);
-    } else {
-      autotune_budget_ += fmt::format("the final training took {:.1f} s more than estimated",
-                                      final_seconds - best_final_estimate);
-    }
-  }
+  const double final_seconds =
+      std::chrono::duration<double>(Clock::now() - final_start).count() - trained.paused_seconds;
+  autotune_budget_ = AutotuneBudgetText(search, final_seconds, config_.autotune_seconds);
   epochs_trained_ = final_args.epoch;
   lr_trained_ = final_args.lr;
   BuildLabelMap();

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -9,7 +8,7 @@
 #include <vector>
 
 #include "baselines/fasttext_format.h"
-#include "baselines/subprocess.h"
+#include "baselines/fasttext_staging.h"
 #include "engine/learner.h"
 
 namespace sparsebench {
@@ -78,7 +77,6 @@ class FastTextLearner : public Learner {
     std::string key, flag;
     std::optional<std::string> value;  // unset: left to autotune
   };
-  struct Staged;
   static Config ParseConfig(const std::string& spec);
 
   std::vector<Setting> TunableSettings() const;
@@ -95,7 +93,7 @@ class FastTextLearner : public Learner {
   Config config_;
   TrainOptions options_;
   uint32_t num_labels_;
-  std::unique_ptr<Staged> staged_;
+  std::unique_ptr<FastTextStaged> staged_;
   std::shared_ptr<FastTextModel> model_;  // set once a Train call has succeeded
   std::vector<uint32_t> label_ids_;       // fastText's label index -> our label id
   std::string loss_;                      // resolved when staged
