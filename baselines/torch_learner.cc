@@ -28,9 +28,9 @@ torch::Tensor Wrap(const float* data, std::vector<int64_t> sizes) {
 
 // Every step LibTorch allocates and frees some hundred MB of tensors (logits, softmax, their
 // gradients, Adam's temporaries). glibc serves blocks over 32 MB with mmap and unmaps them
-// on free, so each step page-faults them in again: 46% of an amazon670k-0.1 epoch was
-// kernel time. Keeping freed memory in the heap halves the epoch (44.9 s -> 23.7 s) for
-// twice the resident memory. A cell is a process of its own, so this setting is too.
+// on free, so each step page-faults them in again. Keeping freed memory in the heap trades
+// resident memory for that time (measured: docs/baselines-notes.md). A cell is a process of
+// its own, so this setting is too.
 void KeepFreedMemory() {
 #ifdef __GLIBC__
   mallopt(M_MMAP_MAX, 0);

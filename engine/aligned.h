@@ -39,8 +39,7 @@ using FloatVector = std::vector<float, AlignedAllocator<float>>;
 
 // Writes to every page of [p, p + bytes) from the run's threads (OpenMP's default count). On a
 // virtual machine whose host backs guest memory lazily, a page's first touch faults in the host
-// as well, at a few hundred MB/s a thread; a 670K-wide layer's weights and moments took a
-// single thread over a second.
+// as well, so one thread alone is slow (measured: docs/engine-notes.md, "Set-up at width").
 void TouchPages(void* p, size_t bytes);
 
 // v = n zeros. A large array that needs new storage gets it after the old is released (never

@@ -27,7 +27,8 @@ constexpr double kReadsPerPick = 8;         // and at most this many per place t
 // training, would otherwise make the count cost several times as much) and at most 8 for each
 // place the tables fill, or every table's own bucket if that is more (at small active sets the
 // floors of 16 tables and k probes read far more than the places need; this keeps the count's
-// cost following the active count, not the width). The measurements behind it: engine/README.md.
+// cost following the active count, not the width). The measurements behind it:
+// docs/engine-notes.md.
 void ResolveLsh(SelectorParams& p, uint32_t outputs, uint32_t active) {
   HashParams& h = p.hash;
   const bool dwta = h.family == "dwta";

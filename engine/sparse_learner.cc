@@ -63,7 +63,7 @@ SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape
   p.pad_random = pad == "random";
   p.lsh_share = spec.Double("share", 0.5, 0.0, 1.0);
   // The control draws one by one: uniform sampling as the literature means it, and its
-  // strongest form (engine/README.md, "Random neurons in runs").
+  // strongest form (docs/engine-notes.md, "Random neurons in runs").
   p.random_run = static_cast<uint32_t>(spec.Int("run", p.kind == "random" ? 1 : 16, 1, 1 << 16));
   p.probes = static_cast<uint32_t>(
       spec.AutoInt("probes", 0, MaxProbes(32)).value_or(SelectorParams::kAutoProbes));

@@ -9,7 +9,7 @@
 namespace sparsebench {
 
 // The training defaults of the model that `sparse`, `blas` and `torch` share, chosen by the
-// measured sweep in engine/README.md ("Defaults").
+// batch and learning-rate sweeps in docs/engine-notes.md.
 inline constexpr uint32_t kDefaultBatch = 256;
 inline constexpr double kDefaultLr = 0.005;
 inline constexpr uint32_t kDefaultEpochs = 1;

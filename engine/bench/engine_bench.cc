@@ -57,7 +57,7 @@ const OutputLayer& Layer() {
   return layer;
 }
 
-// The tables lsh=auto resolves for a layer of `outputs` neurons, 0.5% of them active.
+// The tables ResolveLsh picks for a layer of `outputs` neurons, 0.5% of them active.
 SelectorParams Resolved(uint32_t outputs) {
   SelectorParams p;
   p.top_frequency = true;
@@ -114,7 +114,7 @@ const Network& WideBf16Layer() {
   return net;
 }
 
-// Hashing the article's output layer into the tables lsh=auto picks for it, and building
+// Hashing the article's output layer into the tables ResolveLsh picks for it, and building
 // them: one rebuild.
 void BM_RebuildWide(benchmark::State& state) {
   const Network& net = WideBf16Layer();
@@ -125,7 +125,7 @@ void BM_RebuildWide(benchmark::State& state) {
 }
 BENCHMARK(BM_RebuildWide)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// One sample's selection at the article's width, from the tables lsh=auto picks for
+// One sample's selection at the article's width, from the tables ResolveLsh picks for
 // `active` of the 670,091 neurons (336: the width sweep's count; 3,351: the article's share).
 // The queries change every time, so their buckets come from memory as they do in training.
 void BM_QueryTablesWide(benchmark::State& state) {

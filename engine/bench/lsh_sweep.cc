@@ -1,7 +1,7 @@
 // Selection quality and cost of LSH settings on a trained model's output layer: for each spec,
 // builds the tables from the model's weights (timed), selects for a sample of training rows
 // (timed) and measures recall against the exact top 5 and the true labels. The measurements
-// behind lsh=auto (engine/README.md).
+// behind the LSH settings left auto (engine/README.md, "LSH sized from the width").
 //
 //   lsh_sweep MODEL TRAIN_FILE ROWS THREADS SPEC...
 //   e.g. lsh_sweep model.spb train.txt 1000 2 sparse:k=3,l=16 sparse:k=5,l=168 sparse:hash=random
