@@ -29,9 +29,8 @@ double Seconds(Clock::time_point since) {
 }  // namespace
 
 AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::string& valid_file,
-                                  int64_t budget_seconds, double final_scale) {
+                                  int64_t budget_seconds, double scale) {
   const double budget = static_cast<double>(budget_seconds);
-  const double scale = final_scale;
   const Clock::time_point start = Clock::now();
   auto elapsed = [&] { return Seconds(start); };
 
