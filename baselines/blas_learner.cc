@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "baselines/epoch_loop.h"
+#include "baselines/families.h"
 #include "engine/blas_info.h"
 #include "engine/engine_error.h"
 #include "engine/inference.h"
@@ -48,7 +49,7 @@ void ColumnSums(const float* m, size_t rows, size_t cols, float* sums, int threa
 
 BlasLearner::BlasLearner(const std::string& spec, const DataShape& shape,
                          const TrainOptions& options)
-    : spec_(DenseSpec::Parse(spec, "blas")),
+    : spec_(DenseSpec::Parse(spec, kBlasFamily)),
       options_(WithDefaults(options)),
       network_(NetworkShape{shape.features, spec_.hidden, shape.labels}, options.seed) {
   if (shape.features == 0 || shape.labels == 0)

@@ -1,5 +1,6 @@
 #include "baselines/dense_spec.h"
 
+#include "baselines/families.h"
 #include "engine/engine_error.h"
 #include "engine/spec.h"
 
@@ -14,7 +15,7 @@ struct InputUpdateKey {
 };
 
 InputUpdateKey KeyOf(const std::string& family) {
-  if (family == "torch") return {"embedding_grad", "sparse", "dense"};
+  if (family == kTorchFamily) return {"embedding_grad", "sparse", "dense"};
   return {"adam", "lazy", "dense"};
 }
 
@@ -32,7 +33,7 @@ DenseSpec DenseSpec::Parse(const std::string& text, const std::string& family) {
     throw ConfigError(std::string(k.key) + " must be " + k.sparse + " or " + k.dense + ", not " + update);
   }
   d.sparse_input_update = update == k.sparse;
-  if (family == "torch") {
+  if (family == kTorchFamily) {
     d.device = spec.String("device", "cpu");
     if (d.device != "cpu" && d.device != "cuda") throw ConfigError("device must be cpu or cuda");
   }
@@ -44,7 +45,7 @@ std::string DenseSpec::Canonical() const {
   const InputUpdateKey k = KeyOf(family);
   std::string s = family + ":hidden=" + std::to_string(hidden) + "," + k.key + "=" +
                   (sparse_input_update ? k.sparse : k.dense);
-  if (family == "torch") s += ",device=" + device;
+  if (family == kTorchFamily) s += ",device=" + device;
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "baselines/families.h"
 #include "baselines/fasttext_autotune.h"
 #include "baselines/fasttext_pauses.h"
 #include "baselines/fasttext_staging.h"
@@ -71,7 +72,7 @@ fasttext::Args ParseArgs(const std::vector<std::string>& argv) {
 
 FastTextLearner::Config FastTextLearner::ParseConfig(const std::string& text) {
   Spec spec = Spec::Parse(text);
-  if (spec.family() != "fasttext") throw ConfigError("'" + text + "' is not a fasttext spec");
+  if (spec.family() != kFastTextFamily) throw ConfigError("'" + text + "' is not a fasttext spec");
   Config c;
   c.dim = OptionalInt(spec, "dim", 1, 100'000);
   c.ngrams = OptionalInt(spec, "ngrams", 1, 100);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+
+#include "baselines/families.h"
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -170,7 +172,7 @@ struct TorchLearner::Model : torch::nn::Module {
 
 TorchLearner::TorchLearner(const std::string& spec, const DataShape& shape,
                            const TrainOptions& options)
-    : spec_(DenseSpec::Parse(spec, "torch")),
+    : spec_(DenseSpec::Parse(spec, kTorchFamily)),
       options_(WithDefaults(options)),
       shape_{shape.features, spec_.hidden, shape.labels} {
   if (shape.features == 0 || shape.labels == 0)

@@ -7,13 +7,24 @@
 
 namespace sparsebench {
 
+namespace {
+
+constexpr Format kFormats[] = {Format::kXmc, Format::kLibsvm, Format::kCsv, Format::kFastText};
+
+}  // namespace
+
 Format ParseFormat(std::string_view name) {
-  if (name == "xmc") return Format::kXmc;
-  if (name == "libsvm") return Format::kLibsvm;
-  if (name == "csv") return Format::kCsv;
-  if (name == "fasttext") return Format::kFastText;
+  for (Format format : kFormats) {
+    if (FormatName(format) == name) return format;
+  }
   throw std::invalid_argument("unknown format '" + std::string(name) +
                               "' (known: xmc, libsvm, csv, fasttext)");
+}
+
+std::vector<std::string> FormatNames() {
+  std::vector<std::string> names;
+  for (Format format : kFormats) names.emplace_back(FormatName(format));
+  return names;
 }
 
 std::string_view FormatName(Format format) {

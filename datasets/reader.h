@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "datasets/dataset.h"
 #include "datasets/text_readers.h"
@@ -14,6 +15,7 @@ enum class Format { kXmc, kLibsvm, kCsv, kFastText };
 // "xmc", "libsvm", "csv" or "fasttext"; std::invalid_argument otherwise.
 Format ParseFormat(std::string_view name);
 std::string_view FormatName(Format format);
+std::vector<std::string> FormatNames();  // every format, as ParseFormat takes them
 // From the extension: .csv is csv, .ft/.fasttext fastText, anything else xmc.
 Format GuessFormat(std::string_view path);
 bool IsTextFormat(Format format);

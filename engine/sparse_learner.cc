@@ -8,6 +8,7 @@
 
 #include "datasets/data_error.h"
 #include "engine/engine_error.h"
+#include "engine/families.h"
 #include "engine/hash_family.h"
 #include "engine/inference.h"
 #include "engine/lsh_config.h"
@@ -30,7 +31,7 @@ uint32_t AutoUint(Spec& spec, const std::string& key, int64_t min, int64_t max) 
 
 SparseConfig SparseConfig::Parse(const std::string& text, const DataShape& shape) {
   Spec spec = Spec::Parse(text);
-  if (spec.family() != "sparse") throw ConfigError("not a sparse engine spec: " + text);
+  if (spec.family() != kSparseFamily) throw ConfigError("not a sparse engine spec: " + text);
   SparseConfig c;
   c.hidden = static_cast<uint32_t>(spec.Int("hidden", 128, 1, 1 << 16));
   c.out_sparsity = spec.Double("out_sparsity", shape.labels <= 1024 ? 1.0 : 0.005, 1e-7, 1.0);

@@ -7,6 +7,7 @@
 
 #include "datasets/data_error.h"
 #include "engine/engine_error.h"
+#include "engine/families.h"
 #include "engine/model_io.h"
 #include "engine/parse_number.h"
 #include "engine/spec.h"
@@ -35,7 +36,7 @@ double Accuracy(const TopK& top, const Dataset& truth) {
 
 TextConfig TextConfig::Parse(const std::string& text) {
   Spec spec = Spec::Parse(text);
-  if (spec.family() != "text") throw ConfigError("not a text engine spec: " + text);
+  if (spec.family() != kTextFamily) throw ConfigError("not a text engine spec: " + text);
   TextConfig c;
   c.featurizer.buckets = AutoInt(spec, "buckets", 1 << 26);
   c.featurizer.bigrams = spec.Int("bigrams", 1, 0, 1) == 1;

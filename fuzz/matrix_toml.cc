@@ -10,10 +10,11 @@
 #include <string>
 
 #include "datasets/data_error.h"
+#include "engine/engine_family.h"
 #include "fuzz/command_line.h"
 #include "fuzz/fuzz_util.h"
 #include "fuzz/scratch.h"
-#include "harness/learner_factory.h"
+#include "harness/engines.h"
 #include "harness/matrix.h"
 #include "harness/runner.h"
 
@@ -39,7 +40,7 @@ void CheckMatrix(const Matrix& m) {
       FUZZ_REQUIRE(!e.name.empty() && e.name.find('/') == std::string::npos);
       FUZZ_REQUIRE(e.epochs <= kMaxEpochs && e.batch <= kMaxBatch);
       FUZZ_REQUIRE(e.lr == 0 || (e.lr >= kMinLr && e.lr <= kMaxLr));
-      CheckEngineSpec(e.spec);  // accepted at load: accepted again
+      BuiltinEngines().CheckSpec(e.spec);  // accepted at load: accepted again
     }
   }
 }

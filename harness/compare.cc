@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "datasets/data_error.h"
+#include "engine/engine_family.h"
 #include "harness/results.h"
 #include "harness/summary.h"
 
@@ -19,8 +20,8 @@ namespace {
 
 using Key = std::tuple<std::string, std::string, int>;  // dataset, engine, threads
 
-std::vector<nlohmann::json> Load(const std::string& path) {
-  if (std::filesystem::is_directory(path)) return LoadRows({path});
+std::vector<nlohmann::json> Load(const std::string& path, const EngineRegistry& engines) {
+  if (std::filesystem::is_directory(path)) return LoadRows({path}, engines);
   return ReadResultsCsv(path);
 }
 
@@ -141,18 +142,23 @@ double MannWhitneyP(const std::vector<double>& a, const std::vector<double>& b) 
   return std::min(1.0, std::erfc(std::max(0.0, z) / std::sqrt(2.0)));
 }
 
-CompareResult Compare(const CompareOptions& o) {
-  const auto base_rows = Load(o.baseline), current_rows = Load(o.current);
+CompareResult Compare(const CompareOptions& o, const EngineRegistry& engines) {
+  const auto base_rows = Load(o.baseline, engines), current_rows = Load(o.current, engines);
+  const std::string reference = o.reference.empty() ? engines.DefaultReference() : o.reference;
   // Nothing to compare must never read as "no regression".
   if (base_rows.empty()) throw DataError(o.baseline, 0, "the baseline has no result rows: nothing to compare against");
   std::set<std::string> machines;
   for (const auto& r : base_rows) machines.insert(r.value("machine", ""));
   for (const auto& r : current_rows) machines.insert(r.value("machine", ""));
   const bool ratio = machines.size() > 1;
-  const Side base = Collect(base_rows, ratio, o.reference), current = Collect(current_rows, ratio, o.reference);
+  const Side base = Collect(base_rows, ratio, reference),
+             current = Collect(current_rows, ratio, reference);
   CompareResult result;
   std::string& md = result.markdown;
-  md += ratio ? fmt::format("Timing compared as ratios to `{}` measured in the same run (the runs come from different machines).\n\n", o.reference)
+  md += ratio ? fmt::format(
+                    "Timing compared as ratios to `{}` measured in the same run (the runs come "
+                    "from different machines).\n\n",
+                    reference)
               : "Timing compared as raw training seconds (both runs on the same machine).\n\n";
   md += fmt::format(
       "Bounds: slowdown {:.10g}% (and Mann-Whitney p < {:g} when both sides have ≥ {} repeats), "
@@ -171,7 +177,7 @@ CompareResult Compare(const CompareOptions& o) {
     const Stat ct = Summarize(current.times.count(key) ? current.times.at(key) : std::vector<double>{});
     const Stat bm = Summarize(base.metrics.count(key) ? base.metrics.at(key) : std::vector<double>{});
     const Stat cm = Summarize(current.metrics.count(key) ? current.metrics.at(key) : std::vector<double>{});
-    const bool timed = !(ratio && engine == o.reference);  // the reference's own ratio is 1
+    const bool timed = !(ratio && engine == reference);  // the reference's own ratio is 1
     std::string verdict = "ok";
     double time_ratio = NAN, p = NAN;
     if (base.invalid.count(key)) {

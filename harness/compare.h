@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/engines.h"
+
 namespace sparsebench {
 
 // Two-sided p-value of the Mann-Whitney U test (exact without ties, normal approximation
@@ -13,7 +15,8 @@ struct CompareOptions {
   std::string baseline, current;  // run directories or results.csv files
   double max_slowdown = 0.10;     // fraction
   double max_metric_drop = 0.5;   // percentage points
-  std::string reference = "blas";  // the engine whose time divides the others' across machines
+  std::string reference;  // the engine whose time divides the others' across machines ("": the
+                          // registry's first dense baseline)
   double alpha = 0.05;
   size_t min_repeats = 4;  // below this on either side the ratio bound alone decides
 };
@@ -23,6 +26,7 @@ struct CompareResult {
   bool regression = false;
 };
 
-CompareResult Compare(const CompareOptions& options);
+CompareResult Compare(const CompareOptions& options,
+                      const EngineRegistry& engines = BuiltinEngines());
 
 }  // namespace sparsebench

@@ -16,9 +16,10 @@
 #include "datasets/reader.h"
 #include "datasets/synthetic.h"
 #include "engine/engine_error.h"
+#include "engine/engine_family.h"
 #include "engine/parse_number.h"
 #include "harness/csv.h"
-#include "harness/learner_factory.h"
+#include "harness/engines.h"
 
 namespace sparsebench {
 namespace fs = std::filesystem;
@@ -37,7 +38,8 @@ std::string NameProblem(const std::string& name) {
 
 class TomlReader {
  public:
-  TomlReader(std::string path, bool check_files) : path_(std::move(path)), check_files_(check_files) {}
+  TomlReader(std::string path, bool check_files, const EngineRegistry& engines)
+      : path_(std::move(path)), check_files_(check_files), engines_(engines) {}
 
   [[noreturn]] void Fail(const toml::node& node, const std::string& reason) const {
     throw DataError(path_, static_cast<uint64_t>(node.source().begin.line), reason);
@@ -90,7 +92,7 @@ class TomlReader {
     e.spec = String(t, "spec", "");
     if (e.spec.empty()) Fail(t, "an engine needs a spec");
     try {
-      CheckEngineSpec(e.spec);
+      engines_.CheckSpec(e.spec);
     } catch (const std::invalid_argument& error) {  // ConfigError
       Fail(*t.get("spec"), "engine spec '" + e.spec + "': " + error.what());
     }
@@ -184,11 +186,12 @@ class TomlReader {
  private:
   std::string path_;
   bool check_files_;
+  const EngineRegistry& engines_;
 };
 
 }  // namespace
 
-Matrix ReadMatrix(const std::string& path, bool check_files) {
+Matrix ReadMatrix(const std::string& path, bool check_files, const EngineRegistry& engines) {
   const std::string text = ReadRegularFile(path, kMaxMatrixBytes, "a matrix");
   toml::table root;
   try {
@@ -196,7 +199,7 @@ Matrix ReadMatrix(const std::string& path, bool check_files) {
   } catch (const toml::parse_error& e) {
     throw DataError(path, static_cast<uint64_t>(e.source().begin.line), std::string(e.description()));
   }
-  const TomlReader reader(path, check_files);
+  const TomlReader reader(path, check_files, engines);
   reader.OnlyKeys(root, {"name", "datasets", "threads", "repeats", "max_seconds", "max_memory_mb",
                          "evals_per_epoch", "eval_sample", "latency_samples"});
   Matrix m;

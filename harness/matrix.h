@@ -6,12 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "harness/engines.h"
+
 namespace sparsebench {
 
 // One engine as a matrix runs it on one dataset: a spec string and its training options.
 // Settings left at 0 are not given: the engine's own default runs (and results.csv says which).
 struct MatrixEngine {
-  std::string name;  // short label in reports, e.g. "sparse"
+  std::string name;  // short label in reports (default: the spec's family)
   std::string spec;
   uint32_t epochs = 0;
   uint32_t batch = 0;
@@ -73,7 +75,9 @@ inline constexpr size_t kMaxMatrixBytes = 1 << 20;
 // unknown keys, wrong types, values out of range, unknown presets, formats or engine specs,
 // duplicate names (cell ids must be unique), and, with check_files, train/test files that
 // are missing or not regular files (relative paths are relative to the current directory).
-Matrix ReadMatrix(const std::string& path, bool check_files = true);
+// Specs are checked against `engines`.
+Matrix ReadMatrix(const std::string& path, bool check_files = true,
+                  const EngineRegistry& engines = BuiltinEngines());
 
 // The number of cells a matrix expands to with `repeats` repeats (no allocation).
 uint64_t CountCells(const Matrix& matrix, uint32_t repeats);

@@ -1,6 +1,7 @@
 #include "harness/report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "baselines/subprocess.h"
+#include "engine/engine_family.h"
 #include "harness/csv.h"
 #include "harness/prices.h"
 #include "harness/results.h"
@@ -78,8 +80,6 @@ std::string TimeToTargetText(const Group& g) {
   return std::isfinite(g.time_to_target.median) ? Num(g.time_to_target.median) + " (" + missed + ")" : missed;
 }
 
-std::string Family(const std::string& spec) { return spec.substr(0, spec.find(':')); }
-
 double BestMetric(const std::vector<Group>& groups) {
   double best = NAN;
   for (const Group& g : groups) {
@@ -113,39 +113,34 @@ std::string GroupTable(const std::vector<Group>& groups) {
   return md;
 }
 
-// What each engine's training clock covers (harness/README.md has the same table).
-std::string ClockCovers(const std::string& family, bool dense) {
-  if (family == "sparse") return dense ? "network init, every batch" : "network init, hash-table builds and rebuilds, every batch";
-  if (family == "text") return "featurizing the training text, network init, every pass, held-out checks for early stopping";
-  if (family == "fasttext") return "dictionary building, autotune's search and retrain when asked, every epoch";
-  return "network init, every batch";
-}
-
-// Our engine with every output neuron active.
-bool IsDenseSpec(const std::string& spec) {
-  return spec.find("out_sparsity=1,") != std::string::npos || spec.ends_with("out_sparsity=1");
-}
-
 // One paragraph per dataset saying what differs between its rows.
-std::string Differences(const DatasetGroups& d) {
+std::string Differences(const DatasetGroups& d, const EngineRegistry& engines) {
   std::map<std::string, std::string> optimizer, clock;
-  bool any_sparse_output = false, any_ours = false, text_features = false;
+  std::vector<std::string> text_readers;
+  bool any_sparse_output = false, any_ours = false, text_data = false;
   for (const Group& g : d.groups) {
     if (g.ok == 0) continue;
-    const std::string family = Family(g.spec);
+    const EngineFamily* family = engines.Find(g.spec);
+    const SpecFacts facts = engines.FactsOf(g.spec);
     if (!g.optimizer.empty()) optimizer[g.engine] = g.optimizer;
-    const bool dense = IsDenseSpec(g.spec);
-    clock[g.engine] = ClockCovers(family, dense);
-    if (family == "sparse" || family == "text") {
+    clock[g.engine] = facts.clock_covers.empty() ? "not stated by its family" : facts.clock_covers;
+    if (family != nullptr && family->ours) {
       any_ours = true;
-      any_sparse_output |= !dense;
+      any_sparse_output |= !facts.all_outputs_active;
     }
-    text_features |= family == "text";  // the text engine runs on text data only
+    if (family != nullptr && family->reads_text) text_readers.push_back("`" + g.engine + "`");
+    text_data |= family != nullptr && family->needs_text;
   }
   std::string md = "What differs between the rows: every engine runs on the same data and threads and is timed by the "
                    "harness's one clock (load and evaluation outside it).";
   for (const auto& [engine, rule] : optimizer) md += fmt::format(" `{}`: {}; clock: {}.", engine, rule, clock[engine]);
-  if (text_features) md += " Engines other than `text` and `fastText` train on the shared featurizer's hashed n-grams, featurized on the clock.";
+  if (text_data) {
+    md += fmt::format(
+        " Engines other than {} (which read the raw text) train on the shared featurizer's hashed "
+        "n-grams, "
+        "featurized on the clock.",
+        fmt::join(text_readers, ", "));
+  }
   if (any_ours && !any_sparse_output) {
     md += " **Our engine is dense here** (every output neuron active, as for ≤ 1024 classes): the comparison is dense vs "
           "dense, and a speed-up comes from the optimizer rule and the implementation, not from output sparsity.";
@@ -153,15 +148,17 @@ std::string Differences(const DatasetGroups& d) {
   return md + "\n\n";
 }
 
-// "LSH vs random sampling vs dense" when the dataset has the three rows of our engine.
-std::string Attribution(const DatasetGroups& d) {
+// "LSH vs random sampling vs dense" when the dataset has the ablation rows of our engine.
+std::string Attribution(const DatasetGroups& d, const EngineRegistry& engines) {
   const Group *lsh = nullptr, *random = nullptr, *dense = nullptr, *baseline = nullptr;
   for (const Group& g : d.groups) {
     if (g.ok == 0) continue;
-    if (Family(g.spec) == "sparse") {
-      const Group*& slot = g.spec.find("hash=random") != std::string::npos ? random : IsDenseSpec(g.spec) ? dense : lsh;
-      if (!slot) slot = &g;
-    }
+    const AblationRole role = engines.FactsOf(g.spec).role;
+    const Group** slot = role == AblationRole::kSubject            ? &lsh
+                         : role == AblationRole::kUniformSampling  ? &random
+                         : role == AblationRole::kAllOutputsActive ? &dense
+                                                                   : nullptr;
+    if (slot != nullptr && *slot == nullptr) *slot = &g;
     if (g.dense && std::isfinite(g.time_to_target.median) &&
         (!baseline || g.time_to_target.median < baseline->time_to_target.median)) {
       baseline = &g;
@@ -188,19 +185,16 @@ std::string Attribution(const DatasetGroups& d) {
   return md + ".\n\n";
 }
 
-// Why a flagged (⚠) row scores far below the others, where the cause is known and measured.
-std::string WeakRows(const DatasetGroups& d) {
+// Why a flagged (⚠) row scores far below the others, where its family knows the measured cause.
+std::string WeakRows(const DatasetGroups& d, const EngineRegistry& engines) {
   const double best = BestMetric(d.groups);
   std::string md;
   for (const Group& g : d.groups) {
     if (g.ok == 0 || std::isnan(best) || !(g.metric.median < 0.5 * best)) continue;
-    if (Family(g.spec) == "fasttext" && d.metric.starts_with("p_at")) {
-      md += fmt::format(
-          "`{}` scores far below the others: fastText's input is the unweighted mean of a row's token vectors, and in "
-          "this data about half of each row's features are background shared by most rows, which the other engines' "
-          "value-weighted input layer discounts; its model collapses towards the most frequent labels (measured, with "
-          "the other loss modes and learning rates tried: baselines/README.md, \"Measured\"). ",
-          g.engine);
+    const EngineFamily* family = engines.Find(g.spec);
+    const std::string note = family != nullptr ? family->weak_note(d.metric) : std::string();
+    if (!note.empty()) {
+      md += fmt::format("`{}` scores far below the others: {}. ", g.engine, note);
     } else {
       md += fmt::format("`{}` scores below half the best row; no measured explanation is recorded for it. ", g.engine);
     }
@@ -319,33 +313,45 @@ std::string Plot(const std::string& stem, const std::string& dataset, const std:
 
 }  // namespace
 
-void WriteReport(const ReportOptions& o) {
+void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
   const fs::path out(o.out_dir), plots = out / "plots";
   EnsureDirectory(o.out_dir);
   if (o.plots) EnsureDirectory(plots.string());
-  const std::vector<nlohmann::json> rows = LoadRows(o.run_dirs);
+  const std::vector<nlohmann::json> rows = LoadRows(o.run_dirs, engines);
   std::vector<nlohmann::json> contexts;
   for (const std::string& dir : o.run_dirs) ReadContexts(fs::path(dir) / "context.json", contexts);
   if (o.run_dirs.size() != 1 || fs::weakly_canonical(o.run_dirs[0]) != fs::weakly_canonical(out)) {
     WriteFileAtomically((out / "context.json").string(), nlohmann::json(contexts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
-  WriteResultFiles(o.run_dirs, o.out_dir);
-  std::string md = "# SparseBench report\n\nEvery number below was measured by `sparsebench run` on the machines listed; "
-                   "columns are medians over repeats, [min–max] where there are several. Training seconds are the "
-                   "harness's one clock for every engine: from the first touch of the loaded data to the last update, "
-                   "curve evaluations excluded (see each dataset's note for what falls inside). Cost = training hours × the instance's on-demand price (harness/instances.csv); "
-                   "empty when the run was not given an instance or price. Time to target is the median over all repeats, a "
-                   "repeat that never reached it counting as never; a target written `dense-Npt` is N points below the best "
-                   "dense baseline's final metric in the same run. Speed-up = the fastest dense baseline's (torch, blas) "
-                   "time to target on the same machine and threads, divided by this engine's. Recall columns (sparse "
-                   "engines): the share of each probed training row's 5 best exact outputs, and of its true labels, that "
-                   "the selector put in the active set. ⚠ marks a final metric below half the best row's.\n\n## Machines\n\n" +
-                   MachineTable(contexts) + "\n";
-  const std::vector<DatasetGroups> datasets = GroupRows(rows);
+  WriteResultFiles(o.run_dirs, o.out_dir, engines);
+  std::string md =
+      "# SparseBench report\n\nEvery number below was measured by `sparsebench run` on the "
+      "machines listed; "
+      "columns are medians over repeats, [min–max] where there are several. Training seconds are "
+      "the "
+      "harness's one clock for every engine: from the first touch of the loaded data to the last "
+      "update, "
+      "curve evaluations excluded (see each dataset's note for what falls inside). Cost = training "
+      "hours × the instance's on-demand price (harness/instances.csv); "
+      "empty when the run was not given an instance or price. Time to target is the median over "
+      "all repeats, a "
+      "repeat that never reached it counting as never; a target written `dense-Npt` is N points "
+      "below the best "
+      "dense baseline's final metric in the same run. Speed-up = the fastest dense baseline's (" +
+      fmt::format("{}", fmt::join(engines.DenseBaselineNames(), ", ")) +
+      ") time to target on the same machine and threads, divided by this engine's. Recall columns "
+      "(sparse "
+      "engines): the share of each probed training row's 5 best exact outputs, and of its true "
+      "labels, that "
+      "the selector put in the active set. ⚠ marks a final metric below half the best row's.\n\n## "
+      "Machines\n\n" +
+      MachineTable(contexts) + "\n";
+  const std::vector<DatasetGroups> datasets = GroupRows(rows, engines);
   for (size_t i = 0; i < datasets.size(); ++i) {
     const DatasetGroups& d = datasets[i];
-    md += fmt::format("## {} ({}, target {})\n\n", d.dataset, d.metric, Num(d.target, "{:.4g}")) + Differences(d) +
-          GroupTable(d.groups) + "\n" + WeakRows(d) + Attribution(d);
+    md += fmt::format("## {} ({}, target {})\n\n", d.dataset, d.metric, Num(d.target, "{:.4g}")) +
+          Differences(d, engines) + GroupTable(d.groups) + "\n" + WeakRows(d, engines) +
+          Attribution(d, engines);
     // Plot files: an index (distinct names whatever the datasets are called) and a slug.
     const std::string stem = fmt::format("{}-{}", i + 1, Slug(d.dataset).substr(0, 40));
     const std::string missing = o.plots ? Plot(stem, d.dataset, d.groups, plots) : "not asked for";

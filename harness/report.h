@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/engines.h"
+
 namespace sparsebench {
 
 struct ReportOptions {
@@ -16,6 +18,6 @@ struct ReportOptions {
 // OUT/results.csv, curves.csv, context.json (every run's), report.md and plots/ (gnuplot,
 // when installed): per dataset, engines with time, metric, cost and speed-up against the
 // fastest dense baseline at equal target; the article's figures in a table of their own.
-void WriteReport(const ReportOptions& options);
+void WriteReport(const ReportOptions& options, const EngineRegistry& engines = BuiltinEngines());
 
 }  // namespace sparsebench

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "datasets/data_error.h"
+#include "engine/engine_family.h"
 #include "harness/context.h"
 #include "harness/csv.h"
 #include "harness/measure.h"
@@ -134,17 +135,12 @@ void SetCosts(nlohmann::json& row) {
   row["cost_to_target_usd"] = cost("time_to_target_seconds");
 }
 
-bool IsDenseBaseline(const std::string& spec) {
-  const std::string family = spec.substr(0, spec.find(':'));
-  return family == "torch" || family == "blas";
-}
-
-void ResolveTargets(std::vector<nlohmann::json>& rows) {
+void ResolveTargets(std::vector<nlohmann::json>& rows, const EngineRegistry& engines) {
   std::map<std::string, std::map<std::string, std::vector<double>>> dense;  // dataset -> engine -> finals
   for (const nlohmann::json& row : rows) {
     const auto value = row.find("metric_value");
-    if (row.value("status", "") == "ok" && IsDenseBaseline(row.value("spec", "")) && value != row.end() &&
-        value->is_number()) {
+    if (row.value("status", "") == "ok" && engines.IsDenseBaseline(row.value("spec", "")) &&
+        value != row.end() && value->is_number()) {
       dense[row.value("dataset", "")][row.value("engine", "")].push_back(value->get<double>());
     }
   }
@@ -185,7 +181,8 @@ bool IsFinishedCell(const std::string& path) {
   }
 }
 
-std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs) {
+std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs,
+                                     const EngineRegistry& engines) {
   std::vector<nlohmann::json> rows;
   for (const std::string& dir : run_dirs) {
     const fs::path cells = fs::path(dir) / "cells";
@@ -206,7 +203,7 @@ std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs) {
     });
     rows.insert(rows.end(), mine.begin(), mine.end());
   }
-  ResolveTargets(rows);
+  ResolveTargets(rows, engines);
   return rows;
 }
 
@@ -237,8 +234,9 @@ std::string CurvesCsvText(const std::vector<nlohmann::json>& rows) {
   return curves;
 }
 
-void WriteResultFiles(const std::vector<std::string>& run_dirs, const std::string& out_dir) {
-  const std::vector<nlohmann::json> rows = LoadRows(run_dirs);
+void WriteResultFiles(const std::vector<std::string>& run_dirs, const std::string& out_dir,
+                      const EngineRegistry& engines) {
+  const std::vector<nlohmann::json> rows = LoadRows(run_dirs, engines);
   const std::string results = ResultsCsvText(rows), curves = CurvesCsvText(rows);
   fs::create_directories(out_dir);
   WriteFileAtomically((fs::path(out_dir) / "results.csv").string(), results);

@@ -1,11 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "harness/engines.h"
 #include "harness/matrix.h"
 #include "harness/prices.h"
 
@@ -22,12 +22,11 @@ void AddCellFields(nlohmann::json& row, const Cell& cell, const nlohmann::json& 
 // cost_usd and cost_to_target_usd from the row's seconds and price_per_hour (null without a price).
 void SetCosts(nlohmann::json& row);
 
-// torch and blas: the dense baselines that speed-ups and relative targets are measured against.
-bool IsDenseBaseline(const std::string& spec);
-
-// Resolves each row's target rule against the best dense baseline of its dataset (median final
-// metric over repeats) and recomputes its time to target from its curve, and the cost to it.
-void ResolveTargets(std::vector<nlohmann::json>& rows);
+// Resolves each row's target rule against the best dense baseline (a family `engines` marks so)
+// of its dataset (median final metric over repeats) and recomputes its time to target from its
+// curve, and the cost to it.
+void ResolveTargets(std::vector<nlohmann::json>& rows,
+                    const EngineRegistry& engines = BuiltinEngines());
 
 // DataError(file, line, reason) unless `row` is an object whose known fields have the types
 // results.csv documents (text or number; threads, repeat and cell_index whole numbers), whose
@@ -40,15 +39,17 @@ nlohmann::json ParseCellRow(const std::string& text, const std::string& file);
 // A cell file that exists, parses and says "ok": what --resume skips.
 bool IsFinishedCell(const std::string& path);
 
-// The rows under DIR/cells/*.json of each run directory, in cell order.
-std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs);
+// The rows under DIR/cells/*.json of each run directory, in cell order, targets resolved.
+std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs,
+                                     const EngineRegistry& engines = BuiltinEngines());
 
 // The text of results.csv and curves.csv for those rows.
 std::string ResultsCsvText(const std::vector<nlohmann::json>& rows);
 std::string CurvesCsvText(const std::vector<nlohmann::json>& rows);
 
 // OUT/results.csv and OUT/curves.csv from those rows, each written atomically.
-void WriteResultFiles(const std::vector<std::string>& run_dirs, const std::string& out_dir);
+void WriteResultFiles(const std::vector<std::string>& run_dirs, const std::string& out_dir,
+                      const EngineRegistry& engines = BuiltinEngines());
 
 // Rows read back from a results.csv (numbers as numbers; an empty number field is left out, as
 // the cell file it came from did not have it, so rows read back check as the cells did), each checked

@@ -1,10 +1,11 @@
 #include "harness/summary.h"
 
-#include "harness/results.h"
-
 #include <algorithm>
 #include <map>
 #include <tuple>
+
+#include "engine/engine_family.h"
+#include "harness/results.h"
 
 namespace sparsebench {
 namespace {
@@ -47,7 +48,8 @@ Stat Summarize(std::vector<double> values) {
   return s;
 }
 
-std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows) {
+std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
+                                     const EngineRegistry& engines) {
   std::vector<DatasetGroups> datasets;
   std::map<std::tuple<std::string, std::string, std::string, int>, std::pair<size_t, size_t>> where;
   for (const nlohmann::json& row : rows) {
@@ -65,7 +67,7 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows) {
       std::tie(g.dataset, g.machine, g.engine, g.threads) = key;
       g.spec = row.value("spec", "");
       g.metric_name = row.value("metric", "p_at_1");
-      g.dense = IsDenseBaseline(g.spec);
+      g.dense = engines.IsDenseBaseline(g.spec);
       g.optimizer = row.value("optimizer", "");
       d->groups.push_back(g);
     }

@@ -1,10 +1,11 @@
 #pragma once
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "harness/engines.h"
 
 namespace sparsebench {
 
@@ -23,7 +24,7 @@ struct Group {
   size_t runs = 0, ok = 0;
   std::string failure;  // status and reason of a failed repeat
   std::string optimizer;
-  bool dense = false;   // a dense baseline (torch, blas)
+  bool dense = false;  // a dense baseline (EngineFamily::dense_baseline)
   // Time to target over every ok repeat: one that never reached the target counts as +inf, so
   // the median is "not reached" when most missed; `missed` says how many did.
   Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99, peak_rss_mb, cost,
@@ -40,6 +41,7 @@ struct DatasetGroups {
 };
 
 // Rows grouped by dataset (in order of appearance), then machine, engine and threads.
-std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows);
+std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
+                                     const EngineRegistry& engines = BuiltinEngines());
 
 }  // namespace sparsebench

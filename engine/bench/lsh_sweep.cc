@@ -4,7 +4,7 @@
 // behind the LSH settings left auto (engine/README.md, "LSH sized from the width").
 //
 //   lsh_sweep MODEL TRAIN_FILE ROWS THREADS SPEC...
-//   e.g. lsh_sweep model.spb train.txt 1000 2 sparse:k=3,l=16 sparse:k=5,l=168 sparse:hash=random
+//   e.g. lsh_sweep model.spb train.txt 1000 2 sparse:k=3,l=16 sparse:k=5,l=168 sparse:hash=srp
 #include <fmt/format.h>
 
 #include <chrono>

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/engine_error.h"
+#include "engine/engine_family.h"
 #include "engine/parse_number.h"
 #include "harness/cli/commands.h"
 #include "harness/compare.h"
@@ -85,7 +86,7 @@ void AddRun(CLI::App& app, NumberOptions& numbers) {
   });
 }
 
-void AddReport(CLI::App& app) {
+void AddReport(CLI::App& app, const EngineRegistry& engines) {
   auto o = std::make_shared<ReportOptions>();
   o->prices_path = kSource + "/harness/instances.csv";
   o->published_path = kSource + "/harness/published.csv";
@@ -93,15 +94,15 @@ void AddReport(CLI::App& app) {
   cmd->add_option("dirs", o->run_dirs, "Run directories")->required();
   cmd->add_option("--out", o->out_dir, "Output directory")->required();
   cmd->add_option("--prices", o->prices_path, "Instance price table")->capture_default_str();
-  cmd->callback([o] {
+  cmd->callback([o, &engines] {
     EnsureDirectory(o->out_dir);
     const RunDirLock lock(o->out_dir);
-    WriteReport(*o);
+    WriteReport(*o, engines);
     fmt::print(stderr, "report: {}/report.md\n", o->out_dir);
   });
 }
 
-void AddCompare(CLI::App& app, NumberOptions& numbers) {
+void AddCompare(CLI::App& app, NumberOptions& numbers, const EngineRegistry& engines) {
   auto o = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand("compare", "Compare a run with a baseline run; exit 1 on a regression");
   cmd->add_option("baseline", o->baseline, "Baseline run directory or results.csv")->required();
@@ -119,20 +120,33 @@ void AddCompare(CLI::App& app, NumberOptions& numbers) {
       ->default_str("10%");
   numbers.Add(*cmd, "--max-metric-drop", o->max_metric_drop, {0, 100},
               "Largest allowed metric drop in percentage points");
-  cmd->add_option("--reference", o->reference, "Engine whose time divides the others' when machines differ")->capture_default_str();
-  cmd->callback([o] {
-    const CompareResult r = Compare(*o);
+  cmd->add_option("--reference", o->reference,
+                  "Engine whose time divides the others' when machines differ")
+      ->default_str(engines.DefaultReference());
+  cmd->callback([o, &engines] {
+    const CompareResult r = Compare(*o, engines);
     fmt::print("{}", r.markdown);
     if (r.regression) throw RegressionFound();
   });
 }
 
+void AddEngines(CLI::App& app, const EngineRegistry& engines) {
+  CLI::App* cmd = app.add_subcommand("engines", "List the engine families a spec can name");
+  cmd->callback([&engines] {
+    for (const EngineFamily& f : engines.families()) {
+      fmt::print("{:<10} {}{}{}\n", f.name, f.summary, f.reads_text ? " [reads raw text]" : "",
+                 f.dense_baseline ? " [dense baseline]" : "");
+    }
+  });
+}
+
 }  // namespace
 
-void AddBenchCommands(CLI::App& app, NumberOptions& numbers) {
+void AddBenchCommands(CLI::App& app, NumberOptions& numbers, const EngineRegistry& engines) {
   AddRun(app, numbers);
-  AddReport(app);
-  AddCompare(app, numbers);
+  AddReport(app, engines);
+  AddCompare(app, numbers, engines);
+  AddEngines(app, engines);
 }
 
 }  // namespace sparsebench::cli

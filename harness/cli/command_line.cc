@@ -16,12 +16,13 @@ struct ParsedOnly {};
 
 }  // namespace
 
-CommandLine::CommandLine()
-    : app_("SparseBench: LSH-sparse training against dense baselines, measured the same way") {
+CommandLine::CommandLine(const EngineRegistry& engines)
+    : engines_(engines),
+      app_("SparseBench: LSH-sparse training against dense baselines, measured the same way") {
   app_.require_subcommand(1);
   AddDataCommands(app_, numbers_);
-  AddTrainCommand(app_, numbers_);
-  AddBenchCommands(app_, numbers_);
+  AddTrainCommand(app_, numbers_, engines_);
+  AddBenchCommands(app_, numbers_, engines_);
   AddPredictCommand(app_, numbers_);
 }
 

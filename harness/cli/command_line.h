@@ -3,14 +3,17 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "engine/engine_family.h"
 #include "harness/cli/number_options.h"
+#include "harness/engines.h"
 
 namespace sparsebench::cli {
 
 // The sparsebench command line: every subcommand, and the numeric options they read.
 class CommandLine {
  public:
-  CommandLine();
+  // The engine families the commands know (a copy): the built-in ones, or more (tests).
+  explicit CommandLine(const EngineRegistry& engines = BuiltinEngines());
 
   // Parses argv, runs the chosen subcommand and returns the exit status: 0; 1 when `compare`
   // finds a regression or something fails that is not the user's doing; 2 for the user's
@@ -24,6 +27,7 @@ class CommandLine {
   CLI::App& app() { return app_; }
 
  private:
+  EngineRegistry engines_;  // the subcommands' callbacks refer to it
   CLI::App app_;
   NumberOptions numbers_;
 };

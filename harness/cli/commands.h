@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "harness/cli/number_options.h"
+#include "harness/engines.h"
 
 namespace sparsebench::cli {
 
@@ -10,8 +11,9 @@ namespace sparsebench::cli {
 // through `numbers`; a callback reports a user's mistake by throwing (DataError,
 // std::invalid_argument), which CommandLine::Run turns into exit 2.
 void AddDataCommands(CLI::App& app, NumberOptions& numbers);
-void AddTrainCommand(CLI::App& app, NumberOptions& numbers);
-void AddBenchCommands(CLI::App& app, NumberOptions& numbers);  // run, report, compare
+void AddTrainCommand(CLI::App& app, NumberOptions& numbers, const EngineRegistry& engines);
+void AddBenchCommands(CLI::App& app, NumberOptions& numbers,
+                      const EngineRegistry& engines);  // run, report, compare, engines
 void AddPredictCommand(CLI::App& app, NumberOptions& numbers);
 
 // `compare` found a regression: Run returns 1 without an error message.

@@ -86,8 +86,10 @@ void AddDataCommands(CLI::App& app, NumberOptions& numbers) {
   CLI::App* check_cmd = data->add_subcommand(
       "check", "Validate files (first error as FILE:LINE: reason, exit 2) and print statistics");
   check_cmd->add_option("files", check->files, "Dataset files")->required();
-  check_cmd->add_option("--format", check->format, "xmc, libsvm, csv or fasttext (default: by extension)")
-      ->check(CLI::IsMember({"xmc", "libsvm", "csv", "fasttext"}));
+  check_cmd
+      ->add_option("--format", check->format,
+                   "xmc, libsvm, csv or fasttext (default: by extension)")
+      ->check(CLI::IsMember(FormatNames()));
   numbers.Add(*check_cmd, "--threads", check->threads, {1, kMaxThreads}, "Reader threads");
   numbers.Add(*check_cmd, "--buckets", check->buckets, {1, kMaxBuckets},
               "Hash buckets when featurizing text");

@@ -13,10 +13,10 @@
 #include "datasets/featurizer.h"
 #include "datasets/metrics.h"
 #include "datasets/reader.h"
+#include "engine/engine_family.h"
 #include "engine/model_io.h"
-#include "engine/spec.h"
 #include "harness/cli/commands.h"
-#include "harness/learner_factory.h"
+#include "harness/engines.h"
 #include "harness/matrix.h"
 #include "harness/measure.h"
 #include "harness/stopwatch.h"
@@ -67,20 +67,19 @@ std::string DatasetName(const std::string& path) {
 
 // Engines that read raw text featurize it themselves (their settings travel with the model);
 // the others get the shared featurizer's hashed n-grams.
-std::optional<Featurizer> SharedFeaturizer(const TrainArgs& args) {
-  const std::string family = Spec::Parse(args.engine).family();
-  if (family == "text" || family == "fasttext") return std::nullopt;
+std::optional<Featurizer> SharedFeaturizer(const TrainArgs& args, const EngineFamily& family) {
+  if (family.reads_text) return std::nullopt;
   FeaturizerOptions f;
   f.buckets = args.buckets;
   return Featurizer(f);
 }
 
-void RunTrain(const TrainArgs& args) {
+void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
   omp_set_num_threads(args.options.threads);  // parallel regions that name no count use the run's
   // Before hours of training, not after: the model is then written through a temporary
   // file and a rename (SaveModel), so a failure leaves any old model whole.
   if (!args.save.empty()) CheckModelDestination(args.save);
-  const std::optional<Featurizer> featurizer = SharedFeaturizer(args);
+  const std::optional<Featurizer> featurizer = SharedFeaturizer(args, engines.Get(args.engine));
   Stopwatch load;
   load.Start();
   auto [train, test] = LoadData(args, featurizer);
@@ -91,7 +90,9 @@ void RunTrain(const TrainArgs& args) {
     settings.evals_per_epoch = 1;
     settings.eval_sample = UINT32_MAX;
   }
-  const LearnerFactory make = [&](const DataShape& shape) { return MakeLearner(args.engine, shape, args.options); };
+  const LearnerFactory make = [&](const DataShape& shape) {
+    return engines.MakeLearner(args.engine, shape, args.options);
+  };
   Measurement measured = TrainAndMeasure(make, train, test, settings, featurizer ? &*featurizer : nullptr);
   const Learner& learner = *measured.learner;
   nlohmann::json line = {{"engine", learner.spec()},  // after training: data-dependent choices resolved
@@ -110,7 +111,7 @@ void RunTrain(const TrainArgs& args) {
 
 }  // namespace
 
-void AddTrainCommand(CLI::App& app, NumberOptions& numbers) {
+void AddTrainCommand(CLI::App& app, NumberOptions& numbers, const EngineRegistry& engines) {
   auto args = std::make_shared<TrainArgs>();
   TrainOptions& o = args->options;
   MeasureSettings& m = args->measure;
@@ -120,7 +121,7 @@ void AddTrainCommand(CLI::App& app, NumberOptions& numbers) {
   cmd->add_option("--train", args->train, "Training file")->required();
   cmd->add_option("--test", args->test, "Test file")->required();
   cmd->add_option("--format", args->format, "xmc, libsvm, csv or fasttext (default: by extension)")
-      ->check(CLI::IsMember({"xmc", "libsvm", "csv", "fasttext"}));
+      ->check(CLI::IsMember(FormatNames()));
   numbers.Add<uint32_t>(
       *cmd, "--epochs", [&o](uint32_t v) { o.epochs = v; }, {1, kMaxEpochs},
       "Passes over the training data (default: the engine's; the text engine chooses its own)");
@@ -155,7 +156,7 @@ void AddTrainCommand(CLI::App& app, NumberOptions& numbers) {
               "Training rows whose active sets are probed at each pause (sparse engines; 0: none)");
   numbers.Add(*cmd, "--latency-samples", m.latency_samples, {0, UINT32_MAX},
               "Single-row predictions to time (0: none)");
-  cmd->callback([args] { RunTrain(*args); });
+  cmd->callback([args, &engines] { RunTrain(*args, engines); });
 }
 
 }  // namespace sparsebench::cli

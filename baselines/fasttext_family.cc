@@ -1,0 +1,41 @@
+#include "baselines/families.h"
+#include "baselines/fasttext_learner.h"
+
+namespace sparsebench {
+namespace {
+
+// Measured, with the other loss modes and learning rates tried: baselines/README.md, "Measured".
+std::string WeakNote(std::string_view metric) {
+  if (!metric.starts_with("p_at")) return "";
+  return "fastText's input is the unweighted mean of a row's token vectors, and in this data about "
+         "half of each "
+         "row's features are background shared by most rows, which the other engines' "
+         "value-weighted input layer "
+         "discounts; its model collapses towards the most frequent labels (measured, with the "
+         "other loss modes and "
+         "learning rates tried: baselines/README.md, \"Measured\")";
+}
+
+}  // namespace
+
+EngineFamily FastTextFamily() {
+  EngineFamily f;
+  f.name = kFastTextFamily;
+  f.summary =
+      "fastText's supervised mode in-process (Debian's libfasttext), its own recipe or autotune";
+  f.reads_text = true;
+  f.check = FastTextLearner::CheckSpec;
+  f.make = [](const std::string& spec, const DataShape& shape, const TrainOptions& options) {
+    return std::make_unique<FastTextLearner>(spec, shape, options);
+  };
+  f.facts = [](const std::string& spec) {
+    FastTextLearner::CheckSpec(spec);
+    return SpecFacts{
+        .clock_covers =
+            "dictionary building, autotune's search and retrain when asked, every epoch"};
+  };
+  f.weak_note = WeakNote;
+  return f;
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,27 @@
+#include "harness/engines.h"
+
+#include "baselines/families.h"
+#include "engine/engine_family.h"
+#include "engine/families.h"
+
+namespace sparsebench {
+namespace {
+
+EngineRegistry Register() {
+  EngineRegistry r;
+  r.Add(SparseFamily());
+  r.Add(TextFamily());
+  r.Add(BlasFamily());  // the first dense baseline: compare's default reference
+  r.Add(TorchFamily());
+  r.Add(FastTextFamily());
+  return r;
+}
+
+}  // namespace
+
+const EngineRegistry& BuiltinEngines() {
+  static const EngineRegistry registry = Register();
+  return registry;
+}
+
+}  // namespace sparsebench
