@@ -15,8 +15,8 @@ struct CompareOptions {
   std::string baseline, current;  // run directories or results.csv files
   double max_slowdown = 0.10;     // fraction
   double max_metric_drop = 0.5;   // percentage points
-  std::string reference;  // the engine whose time divides the others' across machines ("": the
-                          // registry's first dense baseline)
+  std::string reference{};  // the engine whose time divides the others' across machines ("": the
+                            // registry's first dense baseline)
   double alpha = 0.05;
   size_t min_repeats = 4;  // below this on either side the ratio bound alone decides
 };

@@ -44,7 +44,12 @@ class ToyLearner : public Learner {
   void Train(const Dataset& train, const PausePlan& plan) override {
     for (size_t r = 0; r < train.rows(); ++r) {
       for (uint32_t label : train.labels(r)) ++counts_[label];
-      if (r + 1 == train.rows()) plan({.epoch = 1, .samples = r + 1, .epoch_end = true});
+      if (r + 1 < train.rows()) continue;
+      Progress end;
+      end.epoch = 1;
+      end.samples = r + 1;
+      end.epoch_end = true;
+      plan(end);
     }
   }
   TopK Predict(const Dataset& data, uint32_t k) const override {
