@@ -17,7 +17,6 @@ EngineFamily BlasFamily() {
     DenseSpec::Parse(spec, kBlasFamily);
     return SpecFacts{.clock_covers = "network init, every batch"};
   };
-  f.weak_note = [](std::string_view) { return std::string(); };
   return f;
 }
 

@@ -27,7 +27,6 @@ EngineFamily TorchFamily() {
     DenseSpec::Parse(spec, kTorchFamily);
     return SpecFacts{.clock_covers = "network init, every batch"};
   };
-  f.weak_note = [](std::string_view) { return std::string(); };
   return f;
 }
 

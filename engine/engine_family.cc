@@ -1,6 +1,7 @@
 #include "engine/engine_family.h"
 
 #include <cassert>
+#include <stdexcept>
 
 #include "engine/engine_error.h"
 
@@ -12,7 +13,7 @@ std::string_view FamilyName(std::string_view spec) { return spec.substr(0, spec.
 }  // namespace
 
 void EngineRegistry::Add(EngineFamily family) {
-  assert(family.check && family.make && family.facts && family.weak_note);
+  assert(family.check && family.make && family.facts);
   if (family.name.empty() || family.name.find_first_of(":,= ") != std::string::npos) {
     throw ConfigError("engine family name '" + family.name +
                       "' is empty or holds ':', ',', '=' or a space");
@@ -56,9 +57,14 @@ SpecFacts EngineRegistry::FactsOf(const std::string& spec) const {
   if (f == nullptr) return {};
   try {
     return f->facts(spec);
-  } catch (const ConfigError&) {
+  } catch (const std::invalid_argument&) {  // ConfigError among them
     return {};
   }
+}
+
+std::string EngineRegistry::WeakNote(std::string_view spec, std::string_view metric) const {
+  const EngineFamily* f = Find(spec);
+  return f != nullptr && f->weak_note ? f->weak_note(metric) : std::string();
 }
 
 std::string EngineRegistry::DefaultReference() const {

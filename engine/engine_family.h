@@ -38,7 +38,7 @@ struct EngineFamily {
   // The facts of a spec this family printed (Learner::spec()); ConfigError when it is not one.
   std::function<SpecFacts(const std::string& spec)> facts;
   // Why a row of this family scores below half the best row on `metric`, where that is measured
-  // and known; "" otherwise.
+  // and known; "" otherwise. Optional.
   std::function<std::string(std::string_view metric)> weak_note;
 };
 
@@ -63,6 +63,8 @@ class EngineRegistry {
   // The facts of a row's spec; defaults (no role, clock not stated) for an unknown family or a
   // spec its family does not parse (results from another version).
   SpecFacts FactsOf(const std::string& spec) const;
+  // The family's note on a low score of its spec on `metric` ("" when it has none).
+  std::string WeakNote(std::string_view spec, std::string_view metric) const;
   // The first dense baseline added: what `compare` divides by when machines differ.
   std::string DefaultReference() const;
   std::vector<std::string> DenseBaselineNames() const;

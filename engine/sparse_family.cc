@@ -36,7 +36,6 @@ EngineFamily SparseFamily() {
     return std::make_unique<SparseLearner>(SparseConfig::Parse(spec, shape), shape, options);
   };
   f.facts = Facts;
-  f.weak_note = [](std::string_view) { return std::string(); };
   return f;
 }
 

@@ -24,7 +24,6 @@ EngineFamily TextFamily() {
         "stopping";
     return facts;
   };
-  f.weak_note = [](std::string_view) { return std::string(); };
   return f;
 }
 

@@ -191,8 +191,7 @@ std::string WeakRows(const DatasetGroups& d, const EngineRegistry& engines) {
   std::string md;
   for (const Group& g : d.groups) {
     if (g.ok == 0 || std::isnan(best) || !(g.metric.median < 0.5 * best)) continue;
-    const EngineFamily* family = engines.Find(g.spec);
-    const std::string note = family != nullptr ? family->weak_note(d.metric) : std::string();
+    const std::string note = engines.WeakNote(g.spec, d.metric);
     if (!note.empty()) {
       md += fmt::format("`{}` scores far below the others: {}. ", g.engine, note);
     } else {
