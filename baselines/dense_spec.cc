@@ -49,4 +49,17 @@ std::string DenseSpec::Canonical() const {
   return s;
 }
 
+EngineFamily DenseBaselineFamily(const char* name, std::string summary) {
+  EngineFamily f;
+  f.name = name;
+  f.summary = std::move(summary);
+  f.dense_baseline = true;
+  f.check = [name](const std::string& spec) { DenseSpec::Parse(spec, name); };
+  f.facts = [name](const std::string& spec) {
+    DenseSpec::Parse(spec, name);
+    return SpecFacts{.clock_covers = "network init, every batch"};
+  };
+  return f;
+}
+
 }  // namespace sparsebench

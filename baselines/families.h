@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include "engine/engine_family.h"
 
 namespace sparsebench {
@@ -9,6 +11,9 @@ inline constexpr char kBlasFamily[] = "blas";
 inline constexpr char kTorchFamily[] = "torch";
 inline constexpr char kFastTextFamily[] = "fasttext";
 EngineFamily BlasFamily();
+// What blas and torch share: a dense baseline whose spec is a DenseSpec of `name` (dense_spec.cc);
+// the caller adds `make`.
+EngineFamily DenseBaselineFamily(const char* name, std::string summary);
 EngineFamily TorchFamily();
 EngineFamily FastTextFamily();
 
