@@ -97,29 +97,17 @@ int WaitFor(pid_t pid) {
 
 namespace {
 
-// Resident MB of every process in group `group`, from /proc (0 where there is no /proc).
-double GroupRssMb(pid_t group) {
-  double kb = 0;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    const size_t close = line.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(line.substr(close + 2));
-    std::string state;
-    long parent = 0, pgrp = 0;
-    fields >> state >> parent >> pgrp;
-    if (pgrp != group) continue;
-    std::ifstream status(entry.path() / "status");
-    for (std::string l; std::getline(status, l);) {
-      if (l.rfind("VmRSS:", 0) == 0) kb += std::atof(l.c_str() + 6);
-    }
+double SessionRssMb(pid_t session) {
+  double mb = 0;
+  for (const ProcessInfo& p : ListProcesses()) mb += p.session == session ? p.rss_mb : 0;
+  return mb;
+}
+
+void KillSession(pid_t session) {
+  kill(-session, SIGKILL);
+  for (const ProcessInfo& p : ListProcesses()) {
+    if (p.session == session && p.state != 'Z') kill(p.pid, SIGKILL);
   }
-  return kb / 1024.0;
 }
 
 ProcessResult Spawn(const std::vector<std::string>& argv, const std::filesystem::path& stdout_file,
@@ -131,8 +119,7 @@ ProcessResult Spawn(const std::vector<std::string>& argv, const std::filesystem:
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   if (limits != nullptr) {
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
   }
   const auto start = std::chrono::steady_clock::now();
   pid_t pid = 0;
@@ -157,17 +144,20 @@ ProcessResult Spawn(const std::vector<std::string>& argv, const std::filesystem:
       const pid_t done = waitpid(pid, &status, WNOHANG);
       if (done == pid) break;
       if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-      if (tick % 2 == 0) result.peak_rss_mb = std::max(result.peak_rss_mb, GroupRssMb(pid));
+      if (tick % 2 == 0) result.peak_rss_mb = std::max(result.peak_rss_mb, SessionRssMb(pid));
       const bool late = limits->seconds > 0 && elapsed() > limits->seconds;
       const bool big = limits->memory_mb > 0 && result.peak_rss_mb > limits->memory_mb;
       if ((late || big) && result.stopped_by.empty()) {
         result.stopped_by = late ? "timeout" : "memory";
-        kill(-pid, SIGKILL);
+        KillSession(pid);
       }
       if (limits->on_poll) limits->on_poll(elapsed(), static_cast<int>(pid));
       usleep(100000);
     }
-    kill(-pid, SIGKILL);  // whatever the child left running in its group
+  }
+  if (limits != nullptr) {
+    StopProcesses([pid](const ProcessInfo& p) { return p.session == pid; },
+                  1.0);  // what it left running
   }
   result.seconds = elapsed();
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
@@ -187,6 +177,73 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::filesystem::path& stdout_file,
                          const std::filesystem::path& stderr_file, const ProcessLimits& limits) {
   return Spawn(argv, stdout_file, stderr_file, &limits);
+}
+
+std::vector<ProcessInfo> ListProcesses() {
+  static const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  static const double page_mb = static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+  std::vector<ProcessInfo> processes;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos || close + 2 >= line.size()) continue;
+    std::istringstream fields(line.substr(close + 2));
+    ProcessInfo p;
+    p.pid = std::atoi(name.c_str());
+    std::string skip;
+    double utime = 0, stime = 0, cutime = 0, cstime = 0, rss = 0;
+    fields >> p.state >> p.parent >> p.group >> p.session;
+    for (int field = 7; field < 14; ++field) fields >> skip;
+    fields >> utime >> stime >> cutime >> cstime;
+    for (int field = 18; field < 24; ++field) fields >> skip;
+    fields >> rss;
+    if (!fields) continue;
+    p.cpu_seconds = (utime + stime + cutime + cstime) / tick;
+    p.rss_mb = rss * page_mb;
+    processes.push_back(p);
+  }
+  return processes;
+}
+
+namespace {
+
+std::vector<int> Live(const std::function<bool(const ProcessInfo&)>& which) {
+  std::vector<int> pids;
+  for (const ProcessInfo& p : ListProcesses()) {
+    if (p.state != 'Z' && which(p)) pids.push_back(p.pid);
+  }
+  return pids;
+}
+
+bool WaitUntilNone(const std::function<bool(const ProcessInfo&)>& which, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!Live(which).empty()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    usleep(20000);
+  }
+  return true;
+}
+
+}  // namespace
+
+size_t StopProcesses(const std::function<bool(const ProcessInfo&)>& which, double grace_seconds) {
+  const std::vector<int> running = Live(which);
+  if (running.empty()) return 0;
+  for (int pid : running) kill(pid, SIGTERM);
+  if (WaitUntilNone(which, grace_seconds)) return running.size();
+  for (int round = 0; round < 50; ++round) {
+    const std::vector<int> left = Live(which);
+    if (left.empty()) return running.size();
+    for (int pid : left) kill(pid, SIGKILL);
+    usleep(20000);
+  }
+  throw std::runtime_error(std::to_string(Live(which).size()) +
+                           " processes still running after SIGKILL");
 }
 
 std::string CommandLine(const std::vector<std::string>& argv) {

@@ -52,6 +52,11 @@ bool EngineRegistry::IsDenseBaseline(std::string_view spec) const {
   return f != nullptr && f->dense_baseline;
 }
 
+bool EngineRegistry::IsExternal(std::string_view spec) const {
+  const EngineFamily* f = Find(spec);
+  return f != nullptr && f->external;
+}
+
 SpecFacts EngineRegistry::FactsOf(const std::string& spec) const {
   const EngineFamily* f = Find(spec);
   if (f == nullptr) return {};

@@ -30,6 +30,7 @@ struct EngineFamily {
   bool needs_text = false;      // trains on raw text only: a row of it marks text data
   bool dense_baseline = false;  // a dense reference: speed-ups and relative targets use it
   bool ours = false;            // SparseBench's own engine (the report's ablations are of it)
+  bool external = false;        // runs outside SparseBench, refereed over a protocol (exec:)
   // ConfigError unless the spec is one this family accepts for some data; builds nothing.
   std::function<void(const std::string& spec)> check;
   std::function<std::unique_ptr<Learner>(const std::string& spec, const DataShape& shape,
@@ -60,6 +61,7 @@ class EngineRegistry {
   void CheckSpec(const std::string& spec) const;
 
   bool IsDenseBaseline(std::string_view spec) const;
+  bool IsExternal(std::string_view spec) const;
   // The facts of a row's spec; defaults (no role, clock not stated) for an unknown family or a
   // spec its family does not parse (results from another version).
   SpecFacts FactsOf(const std::string& spec) const;

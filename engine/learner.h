@@ -59,6 +59,19 @@ struct PausePlan {
   }
 };
 
+// The positions (rows done within an epoch of `rows` rows, trained in batches of `batch`) after
+// which a learner pauses for a plan of `per_epoch` pauses an epoch, the epoch's end left out (it
+// is always a pause): after every max(1, batches / per_epoch) batches.
+inline std::vector<uint64_t> PausePositions(uint64_t rows, uint64_t batch, uint32_t per_epoch) {
+  std::vector<uint64_t> positions;
+  if (per_epoch == 0 || rows == 0) return positions;
+  batch = batch == 0 ? 1 : batch;
+  const uint64_t batches = (rows + batch - 1) / batch;
+  const uint64_t every = batches / per_epoch == 0 ? 1 : batches / per_epoch;
+  for (uint64_t done = every; done < batches; done += every) positions.push_back(done * batch);
+  return positions;
+}
+
 // What every engine offers the harness: our sparse engine and each dense baseline. The
 // harness asks every learner the same questions and times them with one clock.
 class Learner {
@@ -87,6 +100,9 @@ class Learner {
     return std::nullopt;
   }
   virtual void Save(const std::string& path) const = 0;
+  // Called once, off the clock, after the harness's last request: an engine that runs as
+  // another process ends it here, and throws if it misbehaves doing so. Most need nothing.
+  virtual void Finish() {}
   virtual size_t model_bytes() const = 0;
   // Free-form facts for the result's context (BLAS backend, thread settings, ...).
   virtual std::map<std::string, std::string> context() const { return {}; }

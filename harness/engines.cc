@@ -3,6 +3,7 @@
 #include "baselines/families.h"
 #include "engine/engine_family.h"
 #include "engine/families.h"
+#include "harness/external/exec_family.h"
 
 namespace sparsebench {
 namespace {
@@ -14,6 +15,7 @@ EngineRegistry Register() {
   r.Add(BlasFamily());  // the first dense baseline: compare's default reference
   r.Add(TorchFamily());
   r.Add(FastTextFamily());
+  r.Add(ExecFamily());
   return r;
 }
 

@@ -65,6 +65,17 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
 
 namespace {
 
+// The last line of `out` that is a JSON object; an empty object when there is none.
+nlohmann::json LastJsonLine(const fs::path& out) {
+  std::ifstream in(out);
+  std::string line, json_line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.front() == '{') json_line = line;
+  }
+  nlohmann::json parsed = nlohmann::json::parse(json_line, nullptr, false);
+  return parsed.is_discarded() || !parsed.is_object() ? nlohmann::json::object() : parsed;
+}
+
 // The child's JSON line, or a row saying why there is none.
 nlohmann::json CellOutcome(const ProcessResult& process, const fs::path& out, const fs::path& log) {
   if (!process.stopped_by.empty()) {
@@ -78,16 +89,17 @@ nlohmann::json CellOutcome(const ProcessResult& process, const fs::path& out, co
   while (!last_error.empty() && last_error.back() == '\n') last_error.pop_back();
   if (process.signal != 0) return {{"status", "crash"}, {"reason", process.Describe() + "; " + last_error}};
   if (process.exit_code != 0) {
+    // An external engine's misbehaviour: the child names it on stdout
+    // (harness/cli/train_command.cc).
+    if (const nlohmann::json fault = LastJsonLine(out);
+        fault.contains("status") && fault.contains("reason")) {
+      return {{"status", fault["status"]}, {"reason", fault["reason"]}};
+    }
     const bool oom = last_error.find("bad_alloc") != std::string::npos;
     return {{"status", oom ? "oom" : "error"}, {"reason", process.Describe() + ": " + last_error}};
   }
-  std::ifstream in(out);
-  std::string line, json_line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.front() == '{') json_line = line;
-  }
-  nlohmann::json parsed = nlohmann::json::parse(json_line, nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object()) return {{"status", "error"}, {"reason", "no result line on stdout"}};
+  nlohmann::json parsed = LastJsonLine(out);
+  if (parsed.empty()) return {{"status", "error"}, {"reason", "no result line on stdout"}};
   return parsed;
 }
 

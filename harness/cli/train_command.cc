@@ -17,6 +17,7 @@
 #include "engine/model_io.h"
 #include "harness/cli/commands.h"
 #include "harness/engines.h"
+#include "harness/external/protocol.h"
 #include "harness/matrix.h"
 #include "harness/measure.h"
 #include "harness/stopwatch.h"
@@ -102,8 +103,13 @@ void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
                          {"load_seconds", load_seconds}};
   line.update(measured.result);
   if (!args.save.empty()) learner.Save(args.save);
-  line["peak_rss_mb"] = PeakRssMb();
-  line["context"] = learner.context();
+  measured.learner->Finish();
+  const std::map<std::string, std::string> context = learner.context();
+  // An external engine's process tree holds its own copy of the model and data.
+  const auto engine_rss = context.find("engine_peak_rss_mb");
+  line["peak_rss_mb"] =
+      PeakRssMb() + (engine_rss == context.end() ? 0.0 : std::stod(engine_rss->second));
+  line["context"] = context;
   line["status"] = "ok";
   // Paths and names may hold any bytes: invalid UTF-8 becomes U+FFFD rather than an exception.
   fmt::print("{}\n", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -156,7 +162,18 @@ void AddTrainCommand(CLI::App& app, NumberOptions& numbers, const EngineRegistry
               "Training rows whose active sets are probed at each pause (sparse engines; 0: none)");
   numbers.Add(*cmd, "--latency-samples", m.latency_samples, {0, UINT32_MAX},
               "Single-row predictions to time (0: none)");
-  cmd->callback([args, &engines] { RunTrain(*args, engines); });
+  cmd->callback([args, &engines] {
+    try {
+      RunTrain(*args, engines);
+    } catch (const EngineFault& fault) {
+      // The row's status says which misbehaviour; stderr gets the reason as for any error.
+      const nlohmann::json line = {
+          {"status", fault.status()}, {"reason", fault.what()}, {"engine", args->engine}};
+      fmt::print("{}\n", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      std::fflush(stdout);
+      throw;
+    }
+  });
 }
 
 }  // namespace sparsebench::cli

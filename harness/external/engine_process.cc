@@ -1,0 +1,209 @@
+#include "harness/external/engine_process.h"
+
+#include <fmt/format.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+
+#include "baselines/subprocess.h"
+#include "harness/external/protocol.h"
+
+extern char** environ;
+
+namespace sparsebench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::vector<std::string> Environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const auto overridden = [&](const std::string& x) {
+      return entry.starts_with(x.substr(0, x.find('=') + 1));
+    };
+    if (std::none_of(extra.begin(), extra.end(), overridden)) env.emplace_back(entry);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+std::string Quote(std::string_view line) {
+  std::string shown(line.substr(0, 200));
+  if (line.size() > 200) shown += "...";
+  return nlohmann::json(shown).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+EngineProcess::EngineProcess(const std::vector<std::string>& argv,
+                             const std::vector<std::string>& extra_env, std::string name)
+    : name_(std::move(name)) {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    throw std::runtime_error(fmt::format("socketpair: {}", std::strerror(errno)));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  std::vector<char*> args, env;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const std::vector<std::string> environment = Environment(extra_env);
+  for (const std::string& e : environment) env.push_back(const_cast<char*>(e.c_str()));
+  env.push_back(nullptr);
+  const int error = posix_spawn(&pid_, args[0], &actions, &attributes, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  close(fds[1]);
+  socket_ = fds[0];
+  if (error != 0) {
+    close(socket_);
+    throw EngineFault("error", fmt::format("cannot run engine {} ({}): {}", name_,
+                                           CommandLine(argv), std::strerror(error)));
+  }
+}
+
+EngineProcess::~EngineProcess() {
+  try {
+    Stop(0.5);
+  } catch (...) {  // NOLINT(bugprone-empty-catch): nothing more can be done here
+  }
+  if (socket_ >= 0) close(socket_);
+}
+
+std::string EngineProcess::ExitDescription() {
+  for (int i = 0; i < 100 && !exited_; ++i) {
+    if (waitpid(pid_, &wait_status_, WNOHANG) == pid_)
+      exited_ = true;
+    else
+      usleep(20000);
+  }
+  if (!exited_) return "closed its output";
+  if (WIFSIGNALED(wait_status_))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(wait_status_),
+                       strsignal(WTERMSIG(wait_status_)));
+  return fmt::format("exited with status {}", WEXITSTATUS(wait_status_));
+}
+
+void EngineProcess::Send(const nlohmann::json& message) {
+  const std::string line = message.dump() + "\n";
+  size_t sent = 0;
+  const auto start = Clock::now();
+  while (sent < line.size()) {
+    pollfd p{socket_, POLLOUT, 0};
+    if (poll(&p, 1, 200) == 0) {
+      if (SecondsSince(start) > 60) {
+        throw EngineFault("timeout",
+                          fmt::format("engine {} read none of its input for 60 s", name_));
+      }
+      continue;
+    }
+    const ssize_t n =
+        send(socket_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+    } else if (errno != EAGAIN && errno != EINTR) {
+      throw EngineFault("crash",
+                        fmt::format("engine {} {} before reading {}", name_, ExitDescription(),
+                                    message.value("op", std::string("a message"))));
+    }
+  }
+}
+
+nlohmann::json EngineProcess::Receive(double deadline_seconds, std::string_view awaiting,
+                                      size_t max_line_bytes) {
+  const auto start = Clock::now();
+  auto last_sample = start;
+  while (true) {
+    const size_t newline = buffer_.find('\n');
+    if (newline != std::string::npos) {
+      const std::string line = buffer_.substr(0, newline);
+      buffer_.erase(0, newline + 1);
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
+      if (message.is_discarded() || !message.is_object() || !message.contains("op") ||
+          !message["op"].is_string()) {
+        throw EngineFault("protocol_error",
+                          fmt::format("engine {} wrote a line that is not a protocol message while "
+                                      "the harness waited for {}: {}",
+                                      name_, awaiting, Quote(line)));
+      }
+      if (message["op"] == "error") {
+        throw EngineFault("error", fmt::format("engine {} reported an error: {}", name_,
+                                               message.value("message", message.dump())));
+      }
+      return message;
+    }
+    if (buffer_.size() > max_line_bytes) {
+      throw EngineFault("protocol_error", fmt::format("engine {} wrote more than {} bytes without "
+                                                      "a line end while the harness waited for {}",
+                                                      name_, max_line_bytes, awaiting));
+    }
+    const double waited = SecondsSince(start);
+    if (deadline_seconds > 0 && waited > deadline_seconds) {
+      throw EngineFault("timeout", fmt::format("engine {} sent no {} within {} s", name_, awaiting,
+                                               deadline_seconds));
+    }
+    if (SecondsSince(last_sample) > 0.2) Sample(), last_sample = Clock::now();
+    pollfd p{socket_, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char chunk[1 << 16];
+    const ssize_t n = recv(socket_, chunk, sizeof chunk, MSG_DONTWAIT);
+    if (n > 0) {
+      buffer_.append(chunk, static_cast<size_t>(n));
+    } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+      throw EngineFault("crash", fmt::format("engine {} {} before sending {}", name_,
+                                             ExitDescription(), awaiting));
+    }
+  }
+}
+
+GroupUsage EngineProcess::Sample() {
+  double cpu = 0, rss = 0;
+  for (const ProcessInfo& p : ListProcesses()) {
+    if (p.group != pid_ || p.state == 'Z') continue;
+    cpu += p.cpu_seconds;
+    rss += p.rss_mb;
+  }
+  usage_.cpu_seconds = std::max(usage_.cpu_seconds, cpu);
+  usage_.peak_rss_mb = std::max(usage_.peak_rss_mb, rss);
+  return usage_;
+}
+
+size_t EngineProcess::Stop(double grace_seconds) {
+  if (pid_ <= 0) return 0;
+  if (socket_ >= 0) shutdown(socket_, SHUT_WR);
+  const auto start = Clock::now();
+  while (!exited_ && SecondsSince(start) < grace_seconds) {
+    if (waitpid(pid_, &wait_status_, WNOHANG) == pid_)
+      exited_ = true;
+    else
+      usleep(10000);
+  }
+  const int group = pid_;
+  const size_t stopped =
+      StopProcesses([group](const ProcessInfo& p) { return p.group == group; }, 1.0);
+  if (!exited_ && waitpid(pid_, &wait_status_, 0) == pid_) exited_ = true;
+  pid_ = -1;
+  return stopped;
+}
+
+}  // namespace sparsebench

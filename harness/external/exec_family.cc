@@ -1,0 +1,29 @@
+#include "harness/external/exec_family.h"
+
+#include "harness/external/exec_learner.h"
+
+namespace sparsebench {
+
+EngineFamily ExecFamily() {
+  EngineFamily f;
+  f.name = "exec";
+  f.summary =
+      "any program speaking the external-engine protocol (tools/engines/README.md): "
+      "exec:PATH or exec:NAME (tools/engines/NAME.py), key=value passed through";
+  f.external = true;
+  f.check = [](const std::string& spec) { ExecSpec::Parse(spec); };
+  f.make = [](const std::string& spec, const DataShape& shape, const TrainOptions& options) {
+    return std::make_unique<ExecLearner>(spec, shape, options);
+  };
+  f.facts = [](const std::string& spec) {
+    ExecSpec::Parse(spec);
+    return SpecFacts{
+        .clock_covers =
+            "the shared featurizer on training text, then the engine's process from "
+            "\"train\" to each pause and from each \"resume\": its own setup in train "
+            "included; starting it, the handshake and loading the data are off the clock"};
+  };
+  return f;
+}
+
+}  // namespace sparsebench

@@ -1,0 +1,262 @@
+#include "harness/external/exec_learner.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+
+#include "engine/engine_error.h"
+#include "engine/parse_number.h"
+#include "harness/external/protocol.h"
+#include "harness/external/rows_file.h"
+
+namespace sparsebench {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr double kQuitSeconds = 5;
+constexpr const char* kThreadVariables[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                            "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                                            "NUMEXPR_NUM_THREADS"};
+
+fs::path EnginesDir() {
+  const char* dir = std::getenv("SPARSEBENCH_ENGINES_DIR");
+  return dir != nullptr && *dir != '\0' ? fs::path(dir)
+                                        : fs::path(SPARSEBENCH_SOURCE_DIR) / "tools" / "engines";
+}
+
+// A path (it has a '/') as it is; a name, as an adapter of tools/engines/ (NAME or NAME.py).
+std::string Resolve(const std::string& program) {
+  if (program.find('/') != std::string::npos) return FindExecutable(program);
+  for (const std::string& candidate : {program, program + ".py"}) {
+    const std::string found = FindExecutable((EnginesDir() / candidate).string());
+    if (!found.empty()) return found;
+  }
+  return "";
+}
+
+size_t ContentHash(const Dataset& d) {
+  auto bytes = [](const auto& v) {
+    return std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
+  };
+  const std::hash<std::string_view> h;
+  size_t seed = d.rows();
+  for (const std::string_view part : {bytes(d.row_offsets), bytes(d.feature_ids), bytes(d.values),
+                                      bytes(d.text.offsets), std::string_view(d.text.chars)}) {
+    seed ^= h(part) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+  }
+  return seed;
+}
+
+}  // namespace
+
+ExecSpec ExecSpec::Parse(const std::string& text) {
+  if (!text.starts_with("exec:"))
+    throw ConfigError(fmt::format("engine spec '{}' is not exec:PROGRAM", text));
+  std::string_view rest = std::string_view(text).substr(5);
+  ExecSpec spec;
+  const size_t comma = rest.find(',');
+  spec.program = std::string(rest.substr(0, comma));
+  if (spec.program.empty() || spec.program.find('=') != std::string::npos) {
+    throw ConfigError(
+        fmt::format("engine spec '{}' names no program: exec:PROGRAM[,key=value...]", text));
+  }
+  rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  while (!rest.empty()) {
+    const size_t next = rest.find(',');
+    const std::string_view item = rest.substr(0, next);
+    rest = next == std::string_view::npos ? std::string_view() : rest.substr(next + 1);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size()) {
+      throw ConfigError(fmt::format("engine spec item '{}' is not key=value", item));
+    }
+    const std::string key(item.substr(0, eq)), value(item.substr(eq + 1));
+    if (key == "hello_seconds" || key == "reply_seconds") {
+      (key == "hello_seconds" ? spec.hello_seconds : spec.reply_seconds) =
+          ParseNumber<double>(value, key, {0, 86400, true});
+    }
+    if (!spec.options.emplace(key, value).second)
+      throw ConfigError("engine spec repeats key '" + key + "'");
+  }
+  spec.path = Resolve(spec.program);
+  if (spec.path.empty()) {
+    throw ConfigError(fmt::format("engine spec '{}': no executable {} (a path, or a name in {})",
+                                  text, spec.program, EnginesDir().string()));
+  }
+  return spec;
+}
+
+std::string ExecSpec::Canonical() const {
+  std::string text = "exec:" + program;
+  for (const auto& [key, value] : options) text += "," + key + "=" + value;
+  return text;
+}
+
+ExecLearner::ExecLearner(const std::string& spec, const DataShape& shape,
+                         const TrainOptions& options)
+    : spec_(ExecSpec::Parse(spec)), shape_(shape), options_(options) {
+  for (const char* name : kThreadVariables)
+    env_.push_back(fmt::format("{}={}", name, options.threads));
+  env_.push_back("PYTHONUNBUFFERED=1");
+  settings_ = {options.batch, options.lr, options.epochs, ""};
+}
+
+ExecLearner::~ExecLearner() = default;
+
+nlohmann::json ExecLearner::Expect(const std::string& op, double deadline, size_t max_line) const {
+  nlohmann::json message = process_->Receive(deadline, op, max_line);
+  if (message["op"] != op) {
+    throw EngineFault("protocol_error",
+                      fmt::format("engine {} sent {} where the protocol expects {}", spec(),
+                                  message["op"].get<std::string>(), op));
+  }
+  return message;
+}
+
+void ExecLearner::Stage(const Dataset& train) {
+  dir_ = std::make_unique<TempDir>(fs::temp_directory_path(), "sparsebench-exec-");
+  const std::string train_file = (dir_->path() / "train.jsonl").string();
+  WriteRowsFile(train, true, train_file);
+  process_ = std::make_unique<EngineProcess>(std::vector<std::string>{spec_.path}, env_, spec());
+  process_->Send({{"op", "hello"}, {"protocol", kProtocolVersion}});
+  const nlohmann::json hello = Expect("hello", spec_.hello_seconds);
+  if (hello.value("protocol", nlohmann::json()) != kProtocolVersion) {
+    throw EngineFault(
+        "protocol_error",
+        fmt::format("engine {} speaks protocol version {}; this harness speaks {}", spec(),
+                    hello.value("protocol", nlohmann::json()).dump(), kProtocolVersion));
+  }
+  hello_ = fmt::format("{} {}", hello.value("engine", "?"), hello.value("version", "?"));
+  nlohmann::json settings = {
+      {"threads", options_.threads},
+      {"seed", options_.seed},
+      {"batch", options_.batch},
+      {"lr", options_.lr},
+      {"epochs", options_.epochs},
+      {"lr_half_life", options_.lr_half_life ? nlohmann::json(*options_.lr_half_life) : nullptr}};
+  process_->Send({{"op", "load"},
+                  {"train", train_file},
+                  {"features", shape_.features},
+                  {"labels", shape_.labels},
+                  {"text", train.has_text()},
+                  {"settings", settings},
+                  {"options", spec_.options}});
+  const nlohmann::json loaded = Expect("loaded", spec_.reply_seconds);
+  const auto epochs = loaded.value("epochs", int64_t{0});
+  if (epochs < 1 || epochs > 100000) {
+    throw EngineFault(
+        "protocol_error",
+        fmt::format("engine {} will train {} epochs; loaded must say 1 or more", spec(), epochs));
+  }
+  settings_ = {loaded.value("batch", uint32_t{0}), loaded.value("lr", 0.0),
+               static_cast<uint32_t>(epochs), loaded.value("optimizer", std::string())};
+  pauses_within_epoch_ = loaded.value("pauses", std::string("any")) != "epoch";
+  cpu_load_ = process_->Sample().cpu_seconds;
+}
+
+void ExecLearner::Train(const Dataset& train, const PausePlan& plan) {
+  if (!process_) throw std::logic_error("ExecLearner::Train before Stage");
+  const std::vector<uint64_t> positions =
+      pauses_within_epoch_ ? PausePositions(train.rows(), settings_.batch, plan.per_epoch)
+                           : std::vector<uint64_t>{};
+  process_->Send({{"op", "train"}, {"pause_after", positions}});
+  for (uint64_t epoch = 0; epoch < settings_.epochs; ++epoch)
+    TrainEpoch(epoch, train.rows(), positions, plan);
+  const double before = process_->Sample().cpu_seconds;
+  const nlohmann::json done = Expect("done", 0);
+  cpu_train_ += process_->Sample().cpu_seconds - before;
+  model_bytes_ = done.value("model_bytes", size_t{0});
+}
+
+void ExecLearner::TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<uint64_t>& positions,
+                             const PausePlan& plan) {
+  for (size_t i = 0; i <= positions.size(); ++i) {
+    const uint64_t at = i < positions.size() ? positions[i] : rows;
+    const double before = process_->Sample().cpu_seconds;
+    const nlohmann::json pause = Expect("pause", 0);
+    const double during = process_->Sample().cpu_seconds;
+    cpu_train_ += during - before;
+    if (pause.value("epoch", int64_t{-1}) != static_cast<int64_t>(epoch) ||
+        pause.value("rows", int64_t{-1}) != static_cast<int64_t>(at)) {
+      throw EngineFault(
+          "protocol_error",
+          fmt::format(
+              "engine {} paused at epoch {} rows {}; the plan's next pause is epoch {} rows {}",
+              spec(), pause.value("epoch", nlohmann::json()).dump(),
+              pause.value("rows", nlohmann::json()).dump(), epoch, at));
+    }
+    Progress progress;
+    progress.epoch = static_cast<double>(epoch) +
+                     (rows == 0 ? 1.0 : static_cast<double>(at) / static_cast<double>(rows));
+    progress.samples = at;
+    progress.epoch_end = at == rows;
+    if (pause.contains("loss") && pause["loss"].is_number())
+      progress.mean_loss = pause["loss"].get<double>();
+    plan(progress);
+    cpu_pause_ += process_->Sample().cpu_seconds - during;
+    process_->Send({{"op", "resume"}});
+  }
+}
+
+std::string ExecLearner::RowsFile(const Dataset& data) const {
+  const size_t hash = ContentHash(data);
+  auto it = rows_files_.find(hash);
+  if (it != rows_files_.end()) return it->second;
+  const std::string path =
+      (dir_->path() / fmt::format("predict-{}.jsonl", rows_files_.size())).string();
+  WriteRowsFile(data, false, path);
+  return rows_files_.emplace(hash, path).first->second;
+}
+
+TopK ExecLearner::Predict(const Dataset& data, uint32_t k) const {
+  if (!process_) throw std::logic_error("ExecLearner::Predict before Stage");
+  process_->Send({{"op", "predict"}, {"file", RowsFile(data)}, {"k", k}});
+  const nlohmann::json reply =
+      Expect("predictions", spec_.reply_seconds, data.rows() * k * 12 + (1 << 20));
+  return ParsePredictions(reply, data.rows(), k, shape_.labels, spec());
+}
+
+TopK ExecLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
+  if (!process_) throw std::logic_error("ExecLearner::PredictOne before Stage");
+  process_->Send({{"op", "predict"},
+                  {"rows", nlohmann::json::array({RowWithoutLabels(data, row)})},
+                  {"k", k}});
+  return ParsePredictions(Expect("predictions", spec_.reply_seconds), 1, k, shape_.labels, spec());
+}
+
+void ExecLearner::Save(const std::string& path) const {
+  if (!process_) throw std::logic_error("ExecLearner::Save before Stage");
+  process_->Send({{"op", "save"}, {"path", path}});
+  Expect("saved", spec_.reply_seconds);
+}
+
+void ExecLearner::Finish() {
+  if (!process_) return;
+  process_->Send({{"op", "quit"}});
+  const size_t left = process_->Stop(kQuitSeconds);
+  if (left > 0) {
+    throw EngineFault(
+        "protocol_error",
+        fmt::format(
+            "engine {} left {} process(es) running after quit (stopped: SIGTERM, then SIGKILL)",
+            spec(), left));
+  }
+}
+
+std::map<std::string, std::string> ExecLearner::context() const {
+  std::string env;
+  for (const std::string& e : env_) env += (env.empty() ? "" : " ") + e;
+  const GroupUsage usage = process_ ? process_->Sample() : GroupUsage{};
+  return {{"engine_program", spec_.path},
+          {"engine_hello", hello_},
+          {"engine_env", env},
+          {"engine_cpu_load_seconds", fmt::format("{:.3f}", cpu_load_)},
+          {"engine_cpu_train_seconds", fmt::format("{:.3f}", cpu_train_)},
+          {"engine_cpu_pause_seconds", fmt::format("{:.3f}", cpu_pause_)},
+          {"engine_peak_rss_mb", fmt::format("{:.1f}", usage.peak_rss_mb)}};
+}
+
+}  // namespace sparsebench

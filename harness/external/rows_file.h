@@ -1,0 +1,20 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "datasets/dataset.h"
+
+namespace sparsebench {
+
+// The data an external engine reads (tools/engines/README.md, "Data"): a header line
+//   {"format": "sparsebench-rows", "version": 1, "rows": N, "features": D, "labels": L,
+//    "text": true|false, "has_labels": true|false}
+// then one JSON object a row: "ids" and "values" (the features, 0-based; on text data the
+// shared featurizer's ids), "labels" (0-based) when has_labels, "text" (raw) when text.
+void WriteRowsFile(const Dataset& data, bool with_labels, const std::string& path);
+
+// Row `row` as WriteRowsFile writes it, without its labels.
+nlohmann::json RowWithoutLabels(const Dataset& data, size_t row);
+
+}  // namespace sparsebench

@@ -1,0 +1,190 @@
+// The referee against engines that misbehave on purpose (engines/broken.py, BROKEN_MODE):
+// every misbehaviour is an EngineFault with its status and reason, and no process is left.
+#include "harness/external/exec_learner.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <tuple>
+
+#include "baselines/epoch_loop.h"
+#include "harness/external/protocol.h"
+#include "harness/external/tests/marked_processes.h"
+#include "harness/measure.h"
+
+namespace sparsebench {
+namespace {
+
+const std::string kBroken = SPARSEBENCH_SOURCE_DIR "/harness/external/tests/engines/broken.py";
+
+// `rows` rows of 4 features; 8 labels, row r has label r % 8.
+Dataset Rows(uint32_t rows) {
+  Dataset d;
+  d.num_features = 4;
+  d.num_labels = 8;
+  for (uint32_t r = 0; r < rows; ++r) {
+    d.feature_ids.push_back(r % 4);
+    d.values.push_back(1);
+    d.row_offsets.push_back(d.feature_ids.size());
+    d.label_ids.push_back(r % 8);
+    d.label_offsets.push_back(d.label_ids.size());
+  }
+  return d;
+}
+
+TrainOptions Epochs(uint32_t epochs) {
+  TrainOptions options;
+  options.epochs = epochs;
+  return options;
+}
+
+struct Outcome {
+  std::string status, reason;
+};
+
+// One engine through everything the harness asks: stage, train with 2 pauses an epoch and a
+// prediction in each, predictions after training, one single row, finish.
+Outcome Referee(const std::string& mode,
+                const std::string& settings = ",hello_seconds=2,reply_seconds=2") {
+  setenv("BROKEN_MODE", mode.c_str(), 1);
+  MarkEngines();
+  Dataset train = Rows(100);
+  const Dataset test = Rows(30);
+  Outcome outcome{"ok", ""};
+  try {
+    ExecLearner learner("exec:" + kBroken + settings, {4, 8}, Epochs(2));
+    learner.Stage(train);
+    learner.Train(train, PausePlan{2, [&](const Progress&) { learner.Predict(test, 5); }});
+    learner.Predict(test, 5);
+    learner.PredictOne(test, 3, 5);
+    learner.Finish();
+  } catch (const EngineFault& fault) {
+    outcome = {fault.status(), fault.what()};
+  }
+  EXPECT_EQ(MarkedProcessesRunning(), 0)
+      << mode << ": the engine or a child of it outlived its learner";
+  return outcome;
+}
+
+struct Case {
+  std::string mode, status, reason;
+};
+
+void PrintTo(const Case& c, std::ostream* out) { *out << c.mode; }
+
+class Misbehaving : public testing::TestWithParam<Case> {};
+
+TEST_P(Misbehaving, IsARowWithAReason) {
+  const Case& c = GetParam();
+  const Outcome outcome = Referee(c.mode);
+  EXPECT_EQ(outcome.status, c.status) << outcome.reason;
+  EXPECT_NE(outcome.reason.find(c.reason), std::string::npos) << outcome.reason;
+  EXPECT_NE(outcome.reason.find("broken.py"), std::string::npos)
+      << "names the engine: " << outcome.reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ExecLearner, Misbehaving,
+    testing::Values(
+        Case{"early_exit", "crash", "exited with status 3 before sending loaded"},
+        Case{"silent", "timeout", "sent no predictions within 2 s"},
+        Case{"flood", "protocol_error", "without a line end"},
+        Case{"not_json", "protocol_error", "not a protocol message"},
+        Case{"version", "protocol_error", "speaks protocol version 2; this harness speaks 1"},
+        Case{"out_of_range", "invalid", "label id 8 outside 0..7"},
+        Case{"duplicate", "invalid", "label id 0 twice"},
+        Case{"wrong_rows", "invalid", "29 rows where 30 were asked for"},
+        Case{"wrong_k", "invalid", "4 ids where 5 label ids were asked for"},
+        Case{"early_answer", "protocol_error", "sent predictions where the protocol expects pause"},
+        Case{"wrong_pause", "protocol_error", "paused at epoch 0 rows 51"},
+        Case{"leftover", "protocol_error", "left 2 process(es) running after quit"}),
+    [](const testing::TestParamInfo<Case>& info) { return info.param.mode; });
+
+TEST(ExecLearner, WellBehavedEngineIsRefereedToTheEnd) { EXPECT_EQ(Referee("none").status, "ok"); }
+
+// As Measure.TheClockHoldsTrainingAndNothingElse, with the steps in another process: the engine
+// sleeps kStep before each pause, kPredict in each predict reply and kLoad while loading. The
+// sleeps are lower bounds of what really ran, so a busy machine cannot fail the test.
+TEST(ExecLearner, TheClockHoldsTrainingAndNothingElse) {
+  constexpr double kStep = 0.05, kPredict = 0.3, kLoad = 0.6;
+  constexpr int kEpochs = 2, kPauses = 2;
+  setenv("BROKEN_MODE", "none", 1);
+  Dataset train = Rows(100);
+  const Dataset test = Rows(30);
+  MeasureSettings s;
+  s.evals_per_epoch = kPauses;
+  s.recall_sample = 0;
+  s.progress = false;
+  const std::string spec =
+      fmt::format("exec:{},step={},predict={},load={}", kBroken, kStep, kPredict, kLoad);
+  const auto start = std::chrono::steady_clock::now();
+  const Measurement m = TrainAndMeasure(
+      [&](const DataShape& shape) {
+        return std::make_unique<ExecLearner>(spec, shape, Epochs(kEpochs));
+      },
+      train, test, s);
+  m.learner->Finish();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double train_seconds = m.result["train_seconds"].get<double>();
+  const int pauses = kEpochs * kPauses;
+  EXPECT_GE(train_seconds, pauses * kStep);
+  // Loading and every prediction (one a pause, the final one, no latency samples) are outside.
+  EXPECT_LE(train_seconds, wall - kLoad - (pauses + 1) * kPredict);
+  EXPECT_GE(m.result["curve_eval_seconds"].get<double>(), pauses * kPredict);
+  const nlohmann::json& curve = m.result["curve"];
+  ASSERT_EQ(curve.size(), static_cast<size_t>(pauses));
+  for (size_t i = 0; i < curve.size(); ++i) {
+    EXPECT_DOUBLE_EQ(curve[i][1].get<double>(), 0.5 * static_cast<double>(i + 1));
+    const double before = i == 0 ? 0 : curve[i - 1][0].get<double>();
+    EXPECT_GE(curve[i][0].get<double>() - before, kStep);  // each step on the clock
+  }
+  const auto& context = m.learner->context();
+  EXPECT_GE(std::stod(context.at("engine_cpu_load_seconds")), 0.0);
+  EXPECT_GT(std::stod(context.at("engine_peak_rss_mb")), 1.0);
+}
+
+// The pause points the harness sends an external engine are where the built-in dense learners
+// pause (baselines/epoch_loop.cc), for any rows, batch and pauses an epoch.
+TEST(ExecLearner, PausesComeWhereBuiltInLearnersPause) {
+  for (const auto& [rows, batch, per_epoch] :
+       {std::tuple{100u, 10u, 2u}, {4904u, 64u, 2u}, {1000u, 7u, 3u}, {50u, 64u, 4u}}) {
+    std::vector<uint64_t> paused;
+    const PausePlan plan{per_epoch, [&](const Progress& p) {
+                           if (!p.epoch_end) paused.push_back(p.samples);
+                         }};
+    RunEpoch(Rows(rows), 1, 0, batch, plan, 0, [](std::span<const uint32_t>) { return 0.0; });
+    EXPECT_EQ(PausePositions(rows, batch, per_epoch), paused) << rows << " rows, batch " << batch;
+  }
+  EXPECT_EQ(PausePositions(4904, 64, 2), (std::vector<uint64_t>{2432, 4864}));
+  EXPECT_TRUE(PausePositions(100, 10, 0).empty());
+}
+
+TEST(ExecSpec, NamesAreResolvedAndMistakesRefused) {
+  const ExecSpec spec = ExecSpec::Parse("exec:null,b=2,a=1");
+  EXPECT_NE(spec.path.find("tools/engines/null.py"), std::string::npos);
+  EXPECT_EQ(spec.Canonical(), "exec:null,a=1,b=2");
+  EXPECT_THROW(ExecSpec::Parse("exec:no-such-engine"), std::invalid_argument);
+  EXPECT_THROW(ExecSpec::Parse("exec:null,a"), std::invalid_argument);
+  EXPECT_THROW(ExecSpec::Parse("exec:null,reply_seconds=0"), std::invalid_argument);
+  EXPECT_THROW(ExecSpec::Parse("exec:"), std::invalid_argument);
+}
+
+TEST(ParsePredictions, ChecksEveryRow) {
+  const nlohmann::json good = {{"ids", {{1, 0}, {0, 1}}}};
+  const TopK top = ParsePredictions(good, 2, 5, 2, "e");
+  EXPECT_EQ(top.k, 5u);
+  EXPECT_EQ(top.ids[0], 1u);
+  EXPECT_EQ(top.ids[2], UINT32_MAX);  // padded past the two labels
+  EXPECT_THROW(ParsePredictions({{"ids", {{1, 0}}}}, 2, 5, 2, "e"), EngineFault);
+  EXPECT_THROW(ParsePredictions({{"ids", {{1, -1}, {0, 1}}}}, 2, 5, 2, "e"), EngineFault);
+  EXPECT_THROW(ParsePredictions({{"ids", {{1, 0.5}, {0, 1}}}}, 2, 5, 2, "e"), EngineFault);
+  EXPECT_THROW(ParsePredictions({{"rows", 2}}, 2, 5, 2, "e"), EngineFault);
+}
+
+}  // namespace
+}  // namespace sparsebench

@@ -1,0 +1,71 @@
+// `sparsebench run` with misbehaving external engines: each is a row with its status, the
+// well-behaved rows are intact, and no process of any engine is left.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "datasets/tests/test_paths.h"
+#include "harness/external/tests/marked_processes.h"
+#include "harness/results.h"
+#include "harness/runner.h"
+
+namespace sparsebench {
+namespace {
+
+const std::string kBroken = SPARSEBENCH_SOURCE_DIR "/harness/external/tests/engines/broken.py";
+
+// An executable that runs broken.py in `mode`.
+std::string Wrapper(const testing::TempDir& dir, const std::string& mode) {
+  const std::string path = dir.file(mode + ".sh");
+  std::ofstream(path) << "#!/bin/sh\nBROKEN_MODE=" << mode << " exec " << kBroken << " \"$@\"\n";
+  chmod(path.c_str(), 0755);
+  return path;
+}
+
+TEST(ExecRun, MisbehavingEnginesAreRowsAndLeaveNoProcess) {
+  testing::TempDir dir;
+  MarkEngines();
+  const std::string matrix = dir.file("m.toml");
+  std::ofstream(matrix) << R"(
+name = "external"
+threads = [1]
+max_seconds = 10
+max_memory_mb = 2000
+evals_per_epoch = 1
+eval_sample = 100
+latency_samples = 10
+[[datasets]]
+preset = "amazon670k"
+scale = 0.003
+target = 0.01
+engines = [
+  { name = "null", spec = "exec:null" },
+  { name = "hang", spec = "exec:)" +
+                               Wrapper(dir, "hang") + R"(" },
+  { name = "memory", spec = "exec:)" +
+                               Wrapper(dir, "memory") + R"(,hog_mb=3000" },
+  { name = "duplicate", spec = "exec:)" +
+                               Wrapper(dir, "duplicate") + R"(" },
+]
+)";
+  RunOptions o;
+  o.matrix_path = matrix;
+  o.out_dir = dir.file("out");
+  o.data_dir = dir.file("data");
+  o.binary = SPARSEBENCH_BINARY;
+  EXPECT_EQ(RunMatrix(o), 3);
+  const auto rows = ReadResultsCsv(o.out_dir + "/results.csv");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0]["status"], "ok") << rows[0]["reason"];
+  EXPECT_EQ(rows[1]["status"], "timeout") << rows[1]["reason"];
+  EXPECT_EQ(rows[2]["status"], "oom") << rows[2]["reason"];
+  EXPECT_EQ(rows[3]["status"], "invalid") << rows[3]["reason"];
+  EXPECT_NE(rows[3]["reason"].get<std::string>().find("label id 0 twice"), std::string::npos)
+      << rows[3]["reason"];
+  EXPECT_EQ(MarkedProcessesRunning(), 0);
+}
+
+}  // namespace
+}  // namespace sparsebench
