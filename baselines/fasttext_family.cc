@@ -5,7 +5,7 @@ namespace sparsebench {
 namespace {
 
 // Measured, with the other loss modes and learning rates tried: baselines/README.md, "Measured".
-std::string WeakNote(std::string_view metric) {
+std::string WeakNote(std::string_view /*spec*/, std::string_view metric) {
   if (!metric.starts_with("p_at")) return "";
   return "fastText's input is the unweighted mean of a row's token vectors, and in this data about "
          "half of each "

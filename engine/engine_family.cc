@@ -69,7 +69,7 @@ SpecFacts EngineRegistry::FactsOf(const std::string& spec) const {
 
 std::string EngineRegistry::WeakNote(std::string_view spec, std::string_view metric) const {
   const EngineFamily* f = Find(spec);
-  return f != nullptr && f->weak_note ? f->weak_note(metric) : std::string();
+  return f != nullptr && f->weak_note ? f->weak_note(spec, metric) : std::string();
 }
 
 std::string EngineRegistry::DefaultReference() const {

@@ -38,9 +38,9 @@ struct EngineFamily {
       make;
   // The facts of a spec this family printed (Learner::spec()); ConfigError when it is not one.
   std::function<SpecFacts(const std::string& spec)> facts;
-  // Why a row of this family scores below half the best row on `metric`, where that is measured
-  // and known; "" otherwise. Optional.
-  std::function<std::string(std::string_view metric)> weak_note;
+  // Why a row of `spec` scores below half the best row on `metric`, where that is measured and
+  // known; "" otherwise. Optional.
+  std::function<std::string(std::string_view spec, std::string_view metric)> weak_note;
 };
 
 // The engine families a run knows. Built once, then read only.

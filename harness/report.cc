@@ -13,6 +13,7 @@
 #include "baselines/subprocess.h"
 #include "engine/engine_family.h"
 #include "harness/csv.h"
+#include "harness/external/exec_family.h"
 #include "harness/prices.h"
 #include "harness/results.h"
 #include "harness/run_dir.h"
@@ -94,7 +95,8 @@ std::string GroupTable(const std::vector<Group>& groups) {
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   const double best = BestMetric(groups);
   for (const Group& g : groups) {
-    md += fmt::format("| `{}` | {} | {} | {} ok / {} |", g.engine, g.machine, g.threads, g.ok, g.runs);
+    md += fmt::format("| `{}`{} | {} | {} | {} ok / {} |", g.engine, g.external ? " ⇄" : "",
+                      g.machine, g.threads, g.ok, g.runs);
     if (g.ok == 0) {
       md += " " + g.failure + " | | | | | | | | | |\n";
       continue;
@@ -183,6 +185,38 @@ std::string Attribution(const DatasetGroups& d, const EngineRegistry& engines) {
           "accuracy depends on LSH choosing the neurons";
   }
   return md + ".\n\n";
+}
+
+// What ⇄ means, the socket's round trip external rows' latency includes (the null engine's
+// latency: its prediction costs nothing), and the rows that do not beat the null engine.
+std::string ExternalRows(const DatasetGroups& d) {
+  const Group* null = nullptr;
+  bool any = false;
+  for (const Group& g : d.groups) {
+    any |= g.external;
+    if (g.ok > 0 && IsNullEngine(g.spec) && null == nullptr) null = &g;
+  }
+  if (!any) return "";
+  std::string md =
+      "⇄ marks an external engine, run as its own process over the protocol of "
+      "tools/engines/README.md; "
+      "its latency includes one socket round trip";
+  md +=
+      null != nullptr
+          ? fmt::format(", {} µs p50 here (`{}`: the null engine, whose prediction costs nothing).",
+                        Num(null->latency_p50.median, "{:.0f}"), null->engine)
+          : std::string(" (not measured in this run: it has no ok row of exec:null).");
+  if (null == nullptr) return md + "\n\n";
+  std::vector<std::string> floor;
+  for (const Group& g : d.groups) {
+    if (&g != null && g.ok > 0 && !(g.metric.median > null->metric.median))
+      floor.push_back("`" + g.engine + "`");
+  }
+  md += floor.empty() ? fmt::format(" Every other row beats the null engine's {} {}.", d.metric,
+                                    Num(null->metric.median, "{:.4f}"))
+                      : fmt::format(" ⚠ At or below the null engine's {} {}: {}.", d.metric,
+                                    Num(null->metric.median, "{:.4f}"), fmt::join(floor, ", "));
+  return md + "\n\n";
 }
 
 // Why a flagged (⚠) row scores far below the others, where its family knows the measured cause.
@@ -349,8 +383,8 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
   for (size_t i = 0; i < datasets.size(); ++i) {
     const DatasetGroups& d = datasets[i];
     md += fmt::format("## {} ({}, target {})\n\n", d.dataset, d.metric, Num(d.target, "{:.4g}")) +
-          Differences(d, engines) + GroupTable(d.groups) + "\n" + WeakRows(d, engines) +
-          Attribution(d, engines);
+          Differences(d, engines) + GroupTable(d.groups) + "\n" + ExternalRows(d) +
+          WeakRows(d, engines) + Attribution(d, engines);
     // Plot files: an index (distinct names whatever the datasets are called) and a slug.
     const std::string stem = fmt::format("{}-{}", i + 1, Slug(d.dataset).substr(0, 40));
     const std::string missing = o.plots ? Plot(stem, d.dataset, d.groups, plots) : "not asked for";

@@ -68,6 +68,7 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
       g.spec = row.value("spec", "");
       g.metric_name = row.value("metric", "p_at_1");
       g.dense = engines.IsDenseBaseline(g.spec);
+      g.external = engines.IsExternal(g.spec);
       g.optimizer = row.value("optimizer", "");
       d->groups.push_back(g);
     }

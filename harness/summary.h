@@ -24,7 +24,8 @@ struct Group {
   size_t runs = 0, ok = 0;
   std::string failure;  // status and reason of a failed repeat
   std::string optimizer;
-  bool dense = false;  // a dense baseline (EngineFamily::dense_baseline)
+  bool dense = false;     // a dense baseline (EngineFamily::dense_baseline)
+  bool external = false;  // run over the external-engine protocol (EngineFamily::external)
   // Time to target over every ok repeat: one that never reached the target counts as +inf, so
   // the median is "not reached" when most missed; `missed` says how many did.
   Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99, peak_rss_mb, cost,

@@ -4,6 +4,11 @@
 
 namespace sparsebench {
 
+bool IsNullEngine(std::string_view spec) {
+  const std::string_view program = spec.substr(0, spec.find(','));
+  return program == "exec:null" || program == "exec:null.py" || program.ends_with("/null.py");
+}
+
 EngineFamily ExecFamily() {
   EngineFamily f;
   f.name = "exec";
@@ -22,6 +27,13 @@ EngineFamily ExecFamily() {
             "the shared featurizer on training text, then the engine's process from "
             "\"train\" to each pause and from each \"resume\": its own setup in train "
             "included; starting it, the handshake and loading the data are off the clock"};
+  };
+  f.weak_note = [](std::string_view spec, std::string_view) {
+    return IsNullEngine(spec)
+               ? std::string(
+                     "it is the null engine (tools/engines/null.py): it predicts the most frequent "
+                     "training labels for every row, the floor every row must beat")
+               : std::string();
   };
   return f;
 }

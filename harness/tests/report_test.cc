@@ -185,3 +185,33 @@ TEST(Report, NamesNeverBecomeGnuplotCommands) {
 
 }  // namespace
 }  // namespace sparsebench
+
+namespace sparsebench {
+namespace {
+
+// External rows are marked, the null engine's latency is given as the round trip they include,
+// and a row that does not beat the null engine is named.
+TEST(Report, ExternalRowsAreMarkedAndTheNullEngineIsTheFloor) {
+  testing::TempDir dir;
+  nlohmann::json null = Cell("d", "null", 1), ext = Cell("d", "mine", 1),
+                 weak = Cell("d", "weak", 1);
+  null["spec"] = "exec:null";
+  null["latency_p50_us"] = 87.0;
+  null["metric_value"] = 0.1;
+  ext["spec"] = "exec:/opt/mine.py,hidden=8";
+  weak["spec"] = "blas";
+  weak["metric_value"] = 0.1;
+  const std::string run =
+      RunDir(dir, "run", {null.dump(), ext.dump(), weak.dump(), Cell("d", "sparse", 1).dump()});
+  WriteReport(Options(run, dir.file("out")));
+  const std::string md = Read(dir.file("out") + "/report.md");
+  EXPECT_NE(md.find("| `null` ⇄ |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `mine` ⇄ |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `sparse` |"), std::string::npos) << md;
+  EXPECT_NE(md.find("one socket round trip, 87 µs p50 here"), std::string::npos) << md;
+  EXPECT_NE(md.find("At or below the null engine's p_at_1 0.1000: `weak`."), std::string::npos)
+      << md;
+}
+
+}  // namespace
+}  // namespace sparsebench

@@ -108,7 +108,9 @@ EngineFamily ToyFamily() {
     return std::make_unique<ToyLearner>(spec, shape);
   };
   f.facts = ToyFacts;
-  f.weak_note = [](std::string_view) { return std::string("the toy only counts labels"); };
+  f.weak_note = [](std::string_view, std::string_view) {
+    return std::string("the toy only counts labels");
+  };
   return f;
 }
 
