@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -123,13 +124,14 @@ void ExecLearner::Stage(const Dataset& train) {
   process_ = std::make_unique<EngineProcess>(std::vector<std::string>{spec_.path}, env_, spec());
   process_->Send({{"op", "hello"}, {"protocol", kProtocolVersion}});
   const nlohmann::json hello = Expect("hello", spec_.hello_seconds);
-  if (hello.value("protocol", nlohmann::json()) != kProtocolVersion) {
-    throw EngineFault(
-        "protocol_error",
-        fmt::format("engine {} speaks protocol version {}; this harness speaks {}", spec(),
-                    hello.value("protocol", nlohmann::json()).dump(), kProtocolVersion));
+  const auto protocol = Field<int64_t>(hello, "protocol", -1, spec());
+  if (protocol != kProtocolVersion) {
+    throw EngineFault("protocol_error",
+                      fmt::format("engine {} speaks protocol version {}; this harness speaks {}",
+                                  spec(), protocol, kProtocolVersion));
   }
-  hello_ = fmt::format("{} {}", hello.value("engine", "?"), hello.value("version", "?"));
+  hello_ = fmt::format("{} {}", Field<std::string>(hello, "engine", "?", spec()),
+                       Field<std::string>(hello, "version", "?", spec()));
   nlohmann::json settings = {
       {"threads", options_.threads},
       {"seed", options_.seed},
@@ -145,15 +147,16 @@ void ExecLearner::Stage(const Dataset& train) {
                   {"settings", settings},
                   {"options", spec_.options}});
   const nlohmann::json loaded = Expect("loaded", spec_.reply_seconds);
-  const auto epochs = loaded.value("epochs", int64_t{0});
+  const auto epochs = Field<int64_t>(loaded, "epochs", 0, spec());
   if (epochs < 1 || epochs > 100000) {
     throw EngineFault(
         "protocol_error",
         fmt::format("engine {} will train {} epochs; loaded must say 1 or more", spec(), epochs));
   }
-  settings_ = {loaded.value("batch", uint32_t{0}), loaded.value("lr", 0.0),
-               static_cast<uint32_t>(epochs), loaded.value("optimizer", std::string())};
-  pauses_within_epoch_ = loaded.value("pauses", std::string("any")) != "epoch";
+  settings_ = {Field<uint32_t>(loaded, "batch", 0, spec()),
+               Field<double>(loaded, "lr", 0.0, spec()), static_cast<uint32_t>(epochs),
+               Field<std::string>(loaded, "optimizer", "", spec())};
+  pauses_within_epoch_ = Field<std::string>(loaded, "pauses", "any", spec()) != "epoch";
   cpu_load_ = process_->Sample().cpu_seconds;
 }
 
@@ -168,7 +171,7 @@ void ExecLearner::Train(const Dataset& train, const PausePlan& plan) {
   const double before = process_->Sample().cpu_seconds;
   const nlohmann::json done = Expect("done", 0);
   cpu_train_ += process_->Sample().cpu_seconds - before;
-  model_bytes_ = done.value("model_bytes", size_t{0});
+  model_bytes_ = Field<size_t>(done, "model_bytes", 0, spec());
 }
 
 void ExecLearner::TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<uint64_t>& positions,
@@ -179,22 +182,21 @@ void ExecLearner::TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<ui
     const nlohmann::json pause = Expect("pause", 0);
     const double during = process_->Sample().cpu_seconds;
     cpu_train_ += during - before;
-    if (pause.value("epoch", int64_t{-1}) != static_cast<int64_t>(epoch) ||
-        pause.value("rows", int64_t{-1}) != static_cast<int64_t>(at)) {
+    const auto paused_epoch = Field<int64_t>(pause, "epoch", -1, spec());
+    const auto paused_rows = Field<int64_t>(pause, "rows", -1, spec());
+    if (paused_epoch != static_cast<int64_t>(epoch) || paused_rows != static_cast<int64_t>(at)) {
       throw EngineFault(
           "protocol_error",
           fmt::format(
               "engine {} paused at epoch {} rows {}; the plan's next pause is epoch {} rows {}",
-              spec(), pause.value("epoch", nlohmann::json()).dump(),
-              pause.value("rows", nlohmann::json()).dump(), epoch, at));
+              spec(), paused_epoch, paused_rows, epoch, at));
     }
     Progress progress;
     progress.epoch = static_cast<double>(epoch) +
                      (rows == 0 ? 1.0 : static_cast<double>(at) / static_cast<double>(rows));
     progress.samples = at;
     progress.epoch_end = at == rows;
-    if (pause.contains("loss") && pause["loss"].is_number())
-      progress.mean_loss = pause["loss"].get<double>();
+    progress.mean_loss = Field<double>(pause, "loss", NAN, spec());
     plan(progress);
     cpu_pause_ += process_->Sample().cpu_seconds - during;
     process_->Send({{"op", "resume"}});

@@ -1,9 +1,12 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "datasets/metrics.h"
 
@@ -24,6 +27,35 @@ class EngineFault : public std::runtime_error {
  private:
   std::string status_;
 };
+
+// `message[key]` as T: `fallback` when absent or null; EngineFault "protocol_error" naming
+// `engine`, the message and the key when it holds another type, or a number T cannot hold.
+template <typename T>
+T Field(const nlohmann::json& message, const std::string& key, T fallback,
+        const std::string& engine) {
+  const auto it = message.find(key);
+  if (it == message.end() || it->is_null()) return fallback;
+  bool fits = false;
+  if constexpr (std::is_same_v<T, std::string>) {
+    fits = it->is_string();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    fits = it->is_number() && std::isfinite(it->template get<double>());
+  } else if constexpr (std::is_unsigned_v<T>) {
+    fits =
+        it->is_number_unsigned() && it->template get<uint64_t>() <= std::numeric_limits<T>::max();
+  } else {
+    fits = it->is_number_unsigned() ? it->template get<uint64_t>() <=
+                                          static_cast<uint64_t>(std::numeric_limits<T>::max())
+                                    : it->is_number_integer();
+  }
+  if (!fits) {
+    throw EngineFault("protocol_error", "engine " + engine + " sent " +
+                                            message.value("op", std::string("a message")) +
+                                            " with \"" + key + "\": " + it->dump() +
+                                            ", a value of the wrong type or range");
+  }
+  return it->template get<T>();
+}
 
 // The top-k of a "predictions" reply for `rows` rows: each row min(k, labels) distinct ids below
 // `labels`, padded as ExactTopK pads (UINT32_MAX). EngineFault "invalid" naming `engine`, the

@@ -101,6 +101,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"wrong_k", "invalid", "4 ids where 5 label ids were asked for"},
         Case{"early_answer", "protocol_error", "sent predictions where the protocol expects pause"},
         Case{"wrong_pause", "protocol_error", "paused at epoch 0 rows 51"},
+        Case{"bad_type", "protocol_error",
+             "sent loaded with \"batch\": -10, a value of the wrong type"},
         Case{"leftover", "protocol_error", "left 2 process(es) running after quit"}),
     [](const testing::TestParamInfo<Case>& info) { return info.param.mode; });
 

@@ -73,7 +73,8 @@ def main():
     rows = int(json.loads(open(load["train"]).readline())["rows"])
     time.sleep(float(options.get("load", 0)))
     epochs = load["settings"]["epochs"] or 1
-    send({"op": "loaded", "batch": load["settings"]["batch"] or 10, "lr": 0, "epochs": epochs, "optimizer": "none"})
+    batch = -10 if MODE == "bad_type" else load["settings"]["batch"] or 10
+    send({"op": "loaded", "batch": batch, "lr": 0, "epochs": epochs, "optimizer": "none"})
     train = receive()
     if MODE == "hang":
         time.sleep(3600)
