@@ -104,7 +104,11 @@ std::string EngineProcess::ExitDescription() {
 }
 
 void EngineProcess::Send(const nlohmann::json& message) {
-  const std::string line = message.dump() + "\n";
+  Send(message.dump(), message.value("op", std::string("a message")));
+}
+
+void EngineProcess::Send(std::string_view message, std::string_view op) {
+  const std::string line = std::string(message) + "\n";
   size_t sent = 0;
   const auto start = Clock::now();
   while (sent < line.size()) {
@@ -121,9 +125,8 @@ void EngineProcess::Send(const nlohmann::json& message) {
     if (n > 0) {
       sent += static_cast<size_t>(n);
     } else if (errno != EAGAIN && errno != EINTR) {
-      throw EngineFault("crash",
-                        fmt::format("engine {} {} before reading {}", name_, ExitDescription(),
-                                    message.value("op", std::string("a message"))));
+      throw EngineFault(
+          "crash", fmt::format("engine {} {} before reading {}", name_, ExitDescription(), op));
     }
   }
 }

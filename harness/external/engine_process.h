@@ -26,6 +26,8 @@ class EngineProcess {
   EngineProcess& operator=(const EngineProcess&) = delete;
 
   void Send(const nlohmann::json& message);
+  // A message already in JSON text (one line), whose op is `op`.
+  void Send(std::string_view message, std::string_view op);
   // The next message, an object with a string "op". Waits at most `deadline_seconds` (0: no
   // deadline; the matrix's cell limit still holds). A message with op "error" is a fault
   // carrying the engine's own words. `awaiting` names what is waited for, for messages.

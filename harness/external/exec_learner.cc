@@ -223,9 +223,10 @@ TopK ExecLearner::Predict(const Dataset& data, uint32_t k) const {
 
 TopK ExecLearner::PredictOne(const Dataset& data, size_t row, uint32_t k) const {
   if (!process_) throw std::logic_error("ExecLearner::PredictOne before Stage");
-  process_->Send({{"op", "predict"},
-                  {"rows", nlohmann::json::array({RowWithoutLabels(data, row)})},
-                  {"k", k}});
+  // Written as text: the row's numbers exactly as the data files print them.
+  process_->Send(
+      fmt::format(R"({{"op":"predict","rows":[{}],"k":{}}})", RowWithoutLabels(data, row), k),
+      "predict");
   return ParsePredictions(Expect("predictions", spec_.reply_seconds), 1, k, shape_.labels, spec());
 }
 

@@ -32,7 +32,7 @@ void AppendRow(const Dataset& data, size_t r, bool with_labels, std::string& out
     out += nlohmann::json(std::string(data.text.at(r)))
                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
-  out += "}\n";
+  out += '}';
 }
 
 }  // namespace
@@ -46,6 +46,7 @@ void WriteRowsFile(const Dataset& data, bool with_labels, const std::string& pat
   std::string out = header.dump() + "\n";
   for (size_t r = 0; r < data.rows(); ++r) {
     AppendRow(data, r, with_labels, out);
+    out += '\n';
     if (out.size() > (1 << 22) || r + 1 == data.rows()) {
       file.write(out.data(), static_cast<std::streamsize>(out.size()));
       out.clear();
@@ -57,10 +58,10 @@ void WriteRowsFile(const Dataset& data, bool with_labels, const std::string& pat
     throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
 }
 
-nlohmann::json RowWithoutLabels(const Dataset& data, size_t row) {
-  std::string line;
-  AppendRow(data, row, false, line);
-  return nlohmann::json::parse(line);
+std::string RowWithoutLabels(const Dataset& data, size_t row) {
+  std::string text;
+  AppendRow(data, row, false, text);
+  return text;
 }
 
 }  // namespace sparsebench

@@ -14,7 +14,7 @@ namespace sparsebench {
 // shared featurizer's ids), "labels" (0-based) when has_labels, "text" (raw) when text.
 void WriteRowsFile(const Dataset& data, bool with_labels, const std::string& path);
 
-// Row `row` as WriteRowsFile writes it, without its labels.
-nlohmann::json RowWithoutLabels(const Dataset& data, size_t row);
+// Row `row` as WriteRowsFile writes it (a JSON object's text), without its labels.
+std::string RowWithoutLabels(const Dataset& data, size_t row);
 
 }  // namespace sparsebench
