@@ -31,7 +31,7 @@ TEST(ExecRun, MisbehavingEnginesAreRowsAndLeaveNoProcess) {
   std::ofstream(matrix) << R"(
 name = "external"
 threads = [1]
-max_seconds = 10
+max_seconds = 20
 max_memory_mb = 2000
 evals_per_epoch = 1
 eval_sample = 100
