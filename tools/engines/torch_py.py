@@ -9,10 +9,11 @@ learning-rate schedule as `torch` (baselines/torch_learner.cc), so that the rows
 by the language around LibTorch: the weights are the engine's seeded draws
 (engine/parameters.cc), the order its seeded permutations (datasets/dataset.cc), both
 computed at `load`, off the clock, since pure Python is slow at a C++ generator's work.
-Like `torch`, freed memory stays in the heap (glibc mallopt) and single-row predictions
-run on one thread.
+Like `torch`, freed memory stays in the heap (glibc mallopt; malloc=glibc leaves glibc's
+defaults, under which an amazon670k-0.1 epoch took 6 times as long: tools/engines/README.md)
+and single-row predictions run on one thread.
 
-Options: hidden=128, embedding_grad=dense|sparse, device=cpu|cuda.
+Options: hidden=128, embedding_grad=dense|sparse, device=cpu|cuda, malloc=keep|glibc.
 Debian's python3-torch (CPU) here: hence /usr/bin/python3.
 """
 import ctypes
@@ -28,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import protocol  # noqa: E402
 from protocol import EngineError  # noqa: E402
 
-DEFAULTS = {"hidden": 128, "embedding_grad": "dense", "device": "cpu"}
+DEFAULTS = {"hidden": 128, "embedding_grad": "dense", "device": "cpu", "malloc": "keep"}
 BETAS, EPS = (0.9, 0.999), 1e-8  # engine/parameters.h's AdamConfig defaults
 M64 = (1 << 64) - 1
 
@@ -164,6 +165,8 @@ class TorchPy:
         opts = protocol.options(message["options"], DEFAULTS)
         if opts["embedding_grad"] not in ("dense", "sparse"):
             raise EngineError(f"embedding_grad={opts['embedding_grad']}: dense or sparse")
+        if opts["malloc"] not in ("keep", "glibc"):
+            raise EngineError(f"malloc={opts['malloc']}: keep or glibc")
         if opts["device"] == "cuda" and not torch.cuda.is_available():
             raise EngineError(
                 f"torch-py:device=cuda needs PyTorch with CUDA and a GPU; this PyTorch "
@@ -178,7 +181,8 @@ class TorchPy:
         half_life = settings.get("lr_half_life")
         self.half_life = 500_000 if half_life is None else half_life
         self.sparse = opts["embedding_grad"] == "sparse"
-        keep_freed_memory()
+        if opts["malloc"] == "keep":
+            keep_freed_memory()
         torch.set_num_threads(self.threads)
         torch.manual_seed(self.seed)
 
