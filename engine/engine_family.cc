@@ -52,6 +52,11 @@ bool EngineRegistry::IsDenseBaseline(std::string_view spec) const {
   return f != nullptr && f->dense_baseline;
 }
 
+bool EngineRegistry::ReadsText(const std::string& spec) const {
+  const EngineFamily* f = Find(spec);
+  return f != nullptr && (f->reads_text || FactsOf(spec).reads_text);
+}
+
 bool EngineRegistry::IsExternal(std::string_view spec) const {
   const EngineFamily* f = Find(spec);
   return f != nullptr && f->external;

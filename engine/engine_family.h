@@ -19,6 +19,7 @@ struct SpecFacts {
   AblationRole role = AblationRole::kNone;
   bool all_outputs_active = true;  // false: the engine computes a subset of its outputs
   std::string clock_covers;        // what falls inside the harness's training clock
+  bool reads_text = false;         // this spec reads raw text, though its family may not
 };
 
 // One engine family (a spec's text before ':'): everything the harness knows about it. A family
@@ -61,6 +62,8 @@ class EngineRegistry {
   void CheckSpec(const std::string& spec) const;
 
   bool IsDenseBaseline(std::string_view spec) const;
+  // The spec trains on raw text (its family's reads_text, or its own facts): no shared featurizer.
+  bool ReadsText(const std::string& spec) const;
   bool IsExternal(std::string_view spec) const;
   // The facts of a row's spec; defaults (no role, clock not stated) for an unknown family or a
   // spec its family does not parse (results from another version).

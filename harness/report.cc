@@ -130,7 +130,7 @@ std::string Differences(const DatasetGroups& d, const EngineRegistry& engines) {
       any_ours = true;
       any_sparse_output |= !facts.all_outputs_active;
     }
-    if (family != nullptr && family->reads_text) text_readers.push_back("`" + g.engine + "`");
+    if (engines.ReadsText(g.spec)) text_readers.push_back("`" + g.engine + "`");
     text_data |= family != nullptr && family->needs_text;
   }
   std::string md = "What differs between the rows: every engine runs on the same data and threads and is timed by the "

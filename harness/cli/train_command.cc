@@ -68,8 +68,8 @@ std::string DatasetName(const std::string& path) {
 
 // Engines that read raw text featurize it themselves (their settings travel with the model);
 // the others get the shared featurizer's hashed n-grams.
-std::optional<Featurizer> SharedFeaturizer(const TrainArgs& args, const EngineFamily& family) {
-  if (family.reads_text) return std::nullopt;
+std::optional<Featurizer> SharedFeaturizer(const TrainArgs& args, const EngineRegistry& engines) {
+  if (engines.ReadsText(args.engine)) return std::nullopt;
   FeaturizerOptions f;
   f.buckets = args.buckets;
   return Featurizer(f);
@@ -80,7 +80,7 @@ void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
   // Before hours of training, not after: the model is then written through a temporary
   // file and a rename (SaveModel), so a failure leaves any old model whole.
   if (!args.save.empty()) CheckModelDestination(args.save);
-  const std::optional<Featurizer> featurizer = SharedFeaturizer(args, engines.Get(args.engine));
+  const std::optional<Featurizer> featurizer = SharedFeaturizer(args, engines);
   Stopwatch load;
   load.Start();
   auto [train, test] = LoadData(args, featurizer);

@@ -21,12 +21,14 @@ EngineFamily ExecFamily() {
     return std::make_unique<ExecLearner>(spec, shape, options);
   };
   f.facts = [](const std::string& spec) {
-    ExecSpec::Parse(spec);
+    const bool reads_text = ExecSpec::Parse(spec).reads_text;
     return SpecFacts{
         .clock_covers =
-            "the shared featurizer on training text, then the engine's process from "
-            "\"train\" to each pause and from each \"resume\": its own setup in train "
-            "included; starting it, the handshake and loading the data are off the clock"};
+            std::string(reads_text ? "" : "the shared featurizer on training text, then ") +
+            "the engine's process from \"train\" to each pause and from each \"resume\": its "
+            "own setup in train included; starting it, the handshake and loading the data are "
+            "off the clock",
+        .reads_text = reads_text};
   };
   f.weak_note = [](std::string_view spec, std::string_view) {
     return IsNullEngine(spec)

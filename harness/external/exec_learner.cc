@@ -79,6 +79,12 @@ ExecSpec ExecSpec::Parse(const std::string& text) {
       (key == "hello_seconds" ? spec.hello_seconds : spec.reply_seconds) =
           ParseNumber<double>(value, key, {0, 86400, true});
     }
+    if (key == "input") {
+      if (value != "ids" && value != "text")
+        throw ConfigError(
+            fmt::format("engine spec '{}': input={} is not ids or text", text, value));
+      spec.reads_text = value == "text";
+    }
     if (!spec.options.emplace(key, value).second)
       throw ConfigError("engine spec repeats key '" + key + "'");
   }

@@ -18,6 +18,7 @@ struct ExecSpec {
   std::map<std::string, std::string> options;  // passed to the engine as strings
   double hello_seconds = 60;                   // deadline of the handshake
   double reply_seconds = 600;  // deadline of every other reply (load, predictions, save)
+  bool reads_text = false;     // input=text: rows carry the raw text only, no shared featurizer
 
   // "exec:PROGRAM[,key=value...]"; ConfigError when malformed or the program is not found.
   static ExecSpec Parse(const std::string& text);

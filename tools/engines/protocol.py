@@ -10,8 +10,8 @@ import sys
 import traceback
 
 PROTOCOL = 1
-# Keys of an exec: spec that are the harness's own (deadlines); every engine accepts them.
-HARNESS_KEYS = ("hello_seconds", "reply_seconds")
+# Keys of an exec: spec that are the harness's own (deadlines, input); every engine accepts them.
+HARNESS_KEYS = ("hello_seconds", "reply_seconds", "input")
 
 
 class EngineError(Exception):

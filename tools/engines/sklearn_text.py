@@ -11,7 +11,9 @@ wherever the harness asks. The training text is vectorized once, at the start of
 on the clock. One-vs-rest classes train in parallel on the cell's threads (n_jobs); a binary
 dataset has one classifier, so it uses one thread.
 
-Options: loss=hinge|log_loss|modified_huber, alpha=1e-4, n_features=1048576, ngrams=2.
+Options: loss=hinge|log_loss|modified_huber, alpha=1e-4, n_features=1048576, ngrams=2; and
+the harness's input=text, which it requires (the rows then carry the text without the shared
+featurizer's ids, whose time would otherwise be on this engine's clock).
 Debian's python3-sklearn here: hence /usr/bin/python3.
 """
 import os
@@ -37,6 +39,9 @@ class SklearnText:
         opts = protocol.options(message["options"], DEFAULTS)
         if not message["text"]:
             raise EngineError("sklearn trains on text: this dataset has no text column")
+        if message["options"].get("input") != "text":
+            raise EngineError("sklearn featurizes the raw text itself: give it input=text "
+                              "(exec:sklearn_text,input=text), so the shared featurizer stays off its clock")
         settings = message["settings"]
         self.batch = settings["batch"] or 1000  # the example's mini-batch
         self.epochs = settings["epochs"] or 5

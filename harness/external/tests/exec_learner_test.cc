@@ -12,6 +12,8 @@
 #include <tuple>
 
 #include "baselines/epoch_loop.h"
+#include "engine/engine_family.h"
+#include "harness/engines.h"
 #include "harness/external/protocol.h"
 #include "harness/external/tests/marked_processes.h"
 #include "harness/measure.h"
@@ -176,6 +178,22 @@ TEST(ExecSpec, NamesAreResolvedAndMistakesRefused) {
   EXPECT_THROW(ExecSpec::Parse("exec:null,a"), std::invalid_argument);
   EXPECT_THROW(ExecSpec::Parse("exec:null,reply_seconds=0"), std::invalid_argument);
   EXPECT_THROW(ExecSpec::Parse("exec:"), std::invalid_argument);
+  EXPECT_THROW(ExecSpec::Parse("exec:null,input=words"), std::invalid_argument);
+}
+
+// input=text: the spec reads raw text, so the train command gives it no shared featurizer and
+// the report names it among the text readers; its clock no longer lists the featurizer.
+TEST(ExecSpec, InputTextMakesTheSpecATextReader) {
+  const EngineRegistry& engines = BuiltinEngines();
+  EXPECT_TRUE(engines.ReadsText("exec:null,input=text"));
+  EXPECT_FALSE(engines.ReadsText("exec:null,input=ids"));
+  EXPECT_FALSE(engines.ReadsText("exec:null"));
+  EXPECT_TRUE(engines.ReadsText("text"));
+  EXPECT_FALSE(engines.ReadsText("blas"));
+  EXPECT_EQ(engines.FactsOf("exec:null,input=text").clock_covers.find("featurizer"),
+            std::string::npos);
+  EXPECT_NE(engines.FactsOf("exec:null").clock_covers.find("the shared featurizer"),
+            std::string::npos);
 }
 
 TEST(ParsePredictions, ChecksEveryRow) {

@@ -51,7 +51,7 @@ TrainOptions TwoEpochsOfBatches() {
 
 TEST(SklearnText, LearnsTextAndPausesInsideEachPass) {
   const Dataset train = Texts(400, 1), test = Texts(90, 2);
-  ExecLearner learner("exec:sklearn_text", {20, 3}, TwoEpochsOfBatches());
+  ExecLearner learner("exec:sklearn_text,input=text", {20, 3}, TwoEpochsOfBatches());
   learner.Stage(train);
   std::vector<double> pauses;
   std::vector<double> accuracy;
@@ -82,13 +82,15 @@ void ExpectRefused(const std::string& spec, const Dataset& train, const std::str
   }
 }
 
-TEST(SklearnText, RefusesDataWithoutTextMultipleLabelsAndUnknownOptions) {
+TEST(SklearnText, RefusesDataWithoutTextMultipleLabelsUnknownOptionsAndIdsInput) {
   Dataset no_text = Texts(40, 1);
   no_text.text = {};
-  ExpectRefused("exec:sklearn_text", no_text,
+  ExpectRefused("exec:sklearn_text,input=text", no_text,
                 "sklearn trains on text: this dataset has no text column");
-  ExpectRefused("exec:sklearn_text", Texts(40, 1, 2), "training row 0 has 2 labels");
-  ExpectRefused("exec:sklearn_text,alpha=x", Texts(40, 1), "option alpha=x is not a float");
+  ExpectRefused("exec:sklearn_text,input=text", Texts(40, 1, 2), "training row 0 has 2 labels");
+  ExpectRefused("exec:sklearn_text", Texts(40, 1), "give it input=text");
+  ExpectRefused("exec:sklearn_text,input=text,alpha=x", Texts(40, 1),
+                "option alpha=x is not a float");
 }
 
 }  // namespace
