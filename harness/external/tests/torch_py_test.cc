@@ -17,7 +17,9 @@
 namespace sparsebench {
 namespace {
 
-constexpr uint32_t kRows = 200, kFeatures = 30, kLabels = 9, kBatch = 16;
+// 5,000 features x 16 hidden: the input table spans two of the initializer's 2^16-weight
+// streams (engine/parameters.cc), which torch_py.py draws all at once.
+constexpr uint32_t kRows = 200, kFeatures = 5000, kLabels = 9, kBatch = 16;
 
 TrainOptions Options() {
   TrainOptions options;
