@@ -17,6 +17,7 @@ featurizer's ids, whose time would otherwise be on this engine's clock).
 Debian's python3-sklearn here: hence /usr/bin/python3.
 """
 import os
+import pickle
 import sys
 
 import numpy as np
@@ -101,7 +102,6 @@ class SklearnText:
         return np.argsort(-scores, axis=1, kind="stable")[:, :k].tolist()
 
     def save(self, path):
-        import pickle
         with open(path, "wb") as f:
             pickle.dump({"vectorizer": self.vectorizer, "model": self.model}, f)
 

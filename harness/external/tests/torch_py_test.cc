@@ -105,33 +105,26 @@ TEST(TorchPyFairness, AnotherSeedGivesAnotherTrajectory) {
 }
 #endif
 
-TEST(TorchPyDevice, CudaWithoutAGpuIsAnErrorThatSaysSo) {
-  if (std::filesystem::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has a GPU";
-  const Dataset data = testing::RandomDataset(20, kFeatures, kLabels, 11);
-  ExecLearner py("exec:torch_py,device=cuda", {kFeatures, kLabels}, Options());
+// `spec` refuses to stage: an `error` row whose reason holds `reason`.
+void ExpectRefused(const std::string& spec, const std::string& reason) {
+  ExecLearner py(spec, {kFeatures, kLabels}, Options());
   try {
-    py.Stage(data);
-    FAIL() << "device=cuda staged on a machine without a GPU";
+    py.Stage(testing::RandomDataset(20, kFeatures, kLabels, 11));
+    FAIL() << spec << " staged";
   } catch (const EngineFault& fault) {
     EXPECT_EQ(fault.status(), "error");
-    EXPECT_NE(
-        std::string(fault.what()).find("torch-py:device=cuda needs PyTorch with CUDA and a GPU"),
-        std::string::npos)
-        << fault.what();
+    EXPECT_NE(std::string(fault.what()).find(reason), std::string::npos) << fault.what();
   }
 }
 
+TEST(TorchPyDevice, CudaWithoutAGpuIsAnErrorThatSaysSo) {
+  if (std::filesystem::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has a GPU";
+  ExpectRefused("exec:torch_py,device=cuda",
+                "torch-py:device=cuda needs PyTorch with CUDA and a GPU");
+}
+
 TEST(TorchPyOptions, AnUnknownOptionIsAnErrorNamingIt) {
-  const Dataset data = testing::RandomDataset(20, kFeatures, kLabels, 11);
-  ExecLearner py("exec:torch_py,hiden=16", {kFeatures, kLabels}, Options());
-  try {
-    py.Stage(data);
-    FAIL() << "an unknown option was accepted";
-  } catch (const EngineFault& fault) {
-    EXPECT_EQ(fault.status(), "error");
-    EXPECT_NE(std::string(fault.what()).find("unknown option(s) hiden"), std::string::npos)
-        << fault.what();
-  }
+  ExpectRefused("exec:torch_py,hiden=16", "unknown option(s) hiden");
 }
 
 }  // namespace
