@@ -204,10 +204,9 @@ class TorchPy:
         else:
             self.optimizers = [torch.optim.Adam(self.model.parameters(), lr=self.lr, betas=BETAS, eps=EPS)]
             optimizer = "adam, dense: every weight every step (torch.optim.Adam)"
-        labelled = np.diff(self.data.label_ptr) > 0
+        self.labelled = np.diff(self.data.label_ptr) > 0
         # RunEpoch's order (baselines/epoch_loop.cc): epoch e's permutation, seeded by epoch e + 1.
         self.orders = [seeded_permutation(len(rows), mix_seed(self.seed, e + 1)) for e in range(self.epochs)]
-        self.labelled = labelled
         self.rows = len(rows)
         self.samples = 0
         return {"batch": self.batch, "lr": self.lr, "epochs": self.epochs, "pauses": "any",
