@@ -81,13 +81,15 @@ void BlasLearner::Train(const Dataset& train, const PausePlan& plan) {
   }
   for (uint32_t e = 0; e < options_.epochs; ++e) {
     const GemmTotals before = gemm_;
-    RunEpoch(train, options_.seed, ++epoch_, options_.batch, plan, e,
-             [&](std::span<const uint32_t> rows) { return TrainBatch(train, rows); },
-             [&]() -> std::map<std::string, double> {
-               const double seconds = gemm_.seconds - before.seconds;
-               return {{"seconds_gemm", seconds},
-                       {"gemm_gflops", (gemm_.flops - before.flops) / 1e9 / std::max(1e-9, seconds)}};
-             });
+    const bool go_on = RunEpoch(
+        train, options_.seed, ++epoch_, options_.batch, plan, e,
+        [&](std::span<const uint32_t> rows) { return TrainBatch(train, rows); },
+        [&]() -> std::map<std::string, double> {
+          const double seconds = gemm_.seconds - before.seconds;
+          return {{"seconds_gemm", seconds},
+                  {"gemm_gflops", (gemm_.flops - before.flops) / 1e9 / std::max(1e-9, seconds)}};
+        });
+    if (!go_on) break;
   }
 }
 

@@ -7,8 +7,9 @@
 
 namespace sparsebench {
 
-void RunEpoch(const Dataset& data, uint64_t seed, uint64_t epoch, uint32_t batch, const PausePlan& plan,
-              double epoch_offset, const std::function<double(std::span<const uint32_t>)>& train_batch,
+bool RunEpoch(const Dataset& data, uint64_t seed, uint64_t epoch, uint32_t batch,
+              const PausePlan& plan, double epoch_offset,
+              const std::function<double(std::span<const uint32_t>)>& train_batch,
               const std::function<std::map<std::string, double>()>& details) {
   const std::vector<uint32_t> order = SeededPermutation(data.rows(), MixSeed(seed, epoch));
   const std::vector<RowRange> batches = Batches(order.size(), batch);
@@ -31,7 +32,7 @@ void RunEpoch(const Dataset& data, uint64_t seed, uint64_t epoch, uint32_t batch
       epoch_loss += loss;
       loss = 0;
       since = 0;
-      plan(progress);
+      if (!plan(progress)) return false;
     }
   }
   epoch_loss += loss;
@@ -39,7 +40,7 @@ void RunEpoch(const Dataset& data, uint64_t seed, uint64_t epoch, uint32_t batch
   progress.mean_loss = progress.samples == 0 ? NAN : epoch_loss / static_cast<double>(progress.samples);
   progress.epoch_end = true;
   if (details) progress.details = details();
-  plan(progress);
+  return plan(progress);
 }
 
 }  // namespace sparsebench

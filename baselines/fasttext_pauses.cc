@@ -34,7 +34,7 @@ double Seconds(Clock::time_point since) {
 // has ended without it (a thread that has left fastText's loop never calls back: then the
 // pause is dropped, the final one covers it) or after kMaxWait (then no more pauses are
 // taken). An exception from the plan aborts fastText's training and is rethrown by Rethrow();
-// nothing escapes a training thread.
+// nothing escapes a training thread. A plan that says stop aborts it too, with the model kept.
 class PauseBarrier {
  public:
   PauseBarrier(const PausePlan& plan, FastTextModel& model, int threads, int64_t epochs,
@@ -59,15 +59,14 @@ class PauseBarrier {
   }
 
   // The pause that ends training, on the calling thread once fastText's threads are done.
-  void Finish() {
-    Pause(1.0, true, epochs_, model_.Loss(), {});
-  }
+  void Finish() { static_cast<void>(Pause(1.0, true, epochs_, model_.Loss(), {})); }
 
   void Rethrow() {
     if (error_) std::rethrow_exception(error_);
   }
 
   double paused_seconds() const { return paused_seconds_; }
+  bool stopped() const { return stopped_; }
 
   std::string Summary() const {
     std::string s = fmt::format("{} of {} planned pauses taken", taken_, points_.size() + 1);
@@ -127,8 +126,11 @@ class PauseBarrier {
     }
     lock.unlock();
     try {
-      Pause(fraction, epoch_end, epoch, loss,
-            {{"fasttext_lr", lr}, {"fasttext_words_per_second_per_thread", wst}});
+      if (!Pause(fraction, epoch_end, epoch, loss,
+                 {{"fasttext_lr", lr}, {"fasttext_words_per_second_per_thread", wst}})) {
+        stopped_ = true;
+        if (!aborted_.exchange(true)) model_.abort();
+      }
     } catch (...) {
       Fail(std::current_exception());
     }
@@ -153,10 +155,11 @@ class PauseBarrier {
     if (!aborted_.exchange(true)) model_.abort();  // every thread leaves fastText's loop
   }
 
-  // Runs the plan; called by one thread at a time (the leader, or the caller of Finish).
-  void Pause(double fraction, bool epoch_end, int64_t epoch, float loss,
+  // Runs the plan; called by one thread at a time (the leader, or the caller of Finish). False
+  // when the plan stops training.
+  bool Pause(double fraction, bool epoch_end, int64_t epoch, float loss,
              std::map<std::string, double> details) {
-    if (!plan_.pause) return;
+    if (!plan_.pause) return true;
     if (before_pause_) before_pause_();
     Progress p;
     p.epoch = std::max(last_epoch_, fraction * static_cast<double>(epochs_));
@@ -172,8 +175,9 @@ class PauseBarrier {
     if (epoch_end) p.details = std::move(details);
     const Clock::time_point start = Clock::now();
     ++taken_;
-    plan_(p);
+    const bool go_on = plan_(p);
     paused_seconds_ += Seconds(start);
+    return go_on;
   }
 
   const PausePlan& plan_;
@@ -195,6 +199,7 @@ class PauseBarrier {
 
   std::exception_ptr error_;  // under mu_ while training threads run
   std::atomic<bool> aborted_{false};
+  bool stopped_ = false;  // written by the leader before it releases the others
 
   // Touched by the pausing thread only.
   double last_epoch_ = 0;
@@ -213,7 +218,8 @@ PausedTraining TrainWithPauses(FastTextModel& model, const fasttext::Args& args,
     model.train(args, barrier.Callback());
   } catch (const fasttext::FastText::AbortError&) {
     barrier.Rethrow();  // the plan's exception, when the barrier aborted training for it
-    throw;
+    if (!barrier.stopped()) throw;
+    return {barrier.paused_seconds(), barrier.Summary() + ", then stopped by the plan", true};
   }
   barrier.Rethrow();
   barrier.Finish();

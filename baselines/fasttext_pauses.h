@@ -54,6 +54,7 @@ class QuietCerr {
 struct PausedTraining {
   double paused_seconds = 0;
   std::string summary;
+  bool stopped = false;  // the plan ended training before fastText's last epoch
 };
 
 // Trains `model` with `args`, pausing as `plan` asks (`rows` per epoch; `before_pause` runs

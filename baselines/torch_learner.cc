@@ -208,15 +208,17 @@ void TorchLearner::Train(const Dataset& train, const PausePlan& plan) {
   for (uint32_t e = 0; e < options_.epochs; ++e) {
     UseThreads(options_.threads);  // a pause (evaluation, latency) may have changed them
     model_->train();
-    RunEpoch(train, options_.seed, ++epoch_, options_.batch, plan, e, [&](std::span<const uint32_t> rows) {
-      model_->Gather(train, rows);
-      torch::Tensor loss = model_->Loss(model_->Logits(), train, rows);
-      model_->ZeroGrad();
-      loss.backward();
-      model_->Step(ScheduledLr(options_, samples_trained_));
-      samples_trained_ += rows.size();
-      return loss.item<double>();
-    });
+    const bool go_on = RunEpoch(train, options_.seed, ++epoch_, options_.batch, plan, e,
+                                [&](std::span<const uint32_t> rows) {
+                                  model_->Gather(train, rows);
+                                  torch::Tensor loss = model_->Loss(model_->Logits(), train, rows);
+                                  model_->ZeroGrad();
+                                  loss.backward();
+                                  model_->Step(ScheduledLr(options_, samples_trained_));
+                                  samples_trained_ += rows.size();
+                                  return loss.item<double>();
+                                });
+    if (!go_on) break;
   }
 }
 

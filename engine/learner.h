@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "datasets/dataset.h"
@@ -41,7 +42,7 @@ struct TrainSettings {
 // Where training stands when a learner pauses for the harness.
 struct Progress {
   double epoch = 0;         // passes done, fractional; never decreases within one Train call
-  uint64_t samples = 0;     // training samples processed so far in this Train call
+  uint64_t samples = 0;     // training samples processed so far in this epoch
   double mean_loss = NAN;   // over the samples since the previous pause, when the engine knows it
   bool epoch_end = false;   // the pause ends an epoch (its details are complete)
   std::map<std::string, double> details;  // engine figures of the epoch that just ended
@@ -50,12 +51,21 @@ struct Progress {
 // The harness owns the training clock: it stops its clock while `pause` runs (evaluations,
 // progress lines) and starts it again when it returns. A learner calls `pause` about
 // `per_epoch` times per epoch, evenly spaced, the last one at the end of each epoch (with
-// per_epoch = 0, only at the end of each epoch).
+// per_epoch = 0, only at the end of each epoch). After each pause it asks `stop`: true ends
+// Train there, mid-epoch or not, with the model as it is (the harness's training budget).
 struct PausePlan {
+  PausePlan() = default;
+  PausePlan(uint32_t per_epoch, std::function<void(const Progress&)> pause,
+            std::function<bool()> stop = {})
+      : per_epoch(per_epoch), pause(std::move(pause)), stop(std::move(stop)) {}
+
   uint32_t per_epoch = 0;
   std::function<void(const Progress&)> pause;
-  void operator()(const Progress& p) const {
+  std::function<bool()> stop;
+  // Pauses; false when training must end here.
+  [[nodiscard]] bool operator()(const Progress& p) const {
     if (pause) pause(p);
+    return !(stop && stop());
   }
 };
 

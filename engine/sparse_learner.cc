@@ -225,7 +225,8 @@ TrainSettings SparseLearner::settings() const {
 }
 
 void SparseLearner::Train(const Dataset& train, const PausePlan& plan) {
-  for (uint32_t e = 0; e < options_.epochs; ++e) TrainOneEpoch(train, plan, e);
+  for (uint32_t e = 0; e < options_.epochs && TrainOneEpoch(train, plan, e); ++e) {
+  }
   trainer_->set_learning_rate(options_.lr);
 }
 
@@ -236,7 +237,8 @@ void SparseLearner::ScheduleLearningRate(double done, uint64_t samples) {
       static_cast<float>(ScheduledLr(options_, samples) * (1 - (1 - config_.lr_decay) * progress)));
 }
 
-void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset) {
+bool SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan,
+                                  double epoch_offset) {
   CheckFits(train);
   if (train.num_labels > network_.shape.output_dim) {
     throw ConfigError("training data has more labels than the model's outputs");
@@ -256,12 +258,15 @@ void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, d
   };
   const uint64_t trained_before = samples_trained_;
   ScheduleLearningRate(epoch_offset, trained_before);
+  bool go_on = true;
   EpochStats stats = trainer_->TrainEpoch(train, [&](uint64_t done, const EpochStats& s) {
     ScheduleLearningRate(epoch_offset + static_cast<double>(done) / static_cast<double>(batches),
                          trained_before + s.samples);
-    if (every != 0 && done % every == 0 && done < batches) plan(progress(done, s));
+    if (every != 0 && done % every == 0 && done < batches) go_on = plan(progress(done, s));
+    return go_on;
   });
   samples_trained_ += stats.samples;
+  if (!go_on) return false;
   Progress end;
   end.epoch = epoch_offset + 1;
   end.samples = stats.samples;
@@ -273,7 +278,7 @@ void SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan, d
                  {"seconds_rebuild", stats.phases.rebuild},
                  {"rebuilds", stats.rebuilds},
                  {"output_rows_per_batch", stats.updated_rows / static_cast<double>(std::max<uint64_t>(batches, 1))}};
-  plan(end);
+  return plan(end);
 }
 
 void SparseLearner::CheckFits(const Dataset& data) const {

@@ -54,7 +54,8 @@ class SparseLearner : public Learner {
   const Network& network() const { return network_; }
   void set_learning_rate(float lr);
   // Trains one pass; pauses as `plan` asks, with epochs counted from `epoch_offset`.
-  void TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset);
+  // False when the plan stopped training.
+  bool TrainOneEpoch(const Dataset& train, const PausePlan& plan, double epoch_offset);
   // lr for the batch after `done` epochs of this Train call and `samples` trained in all: the
   // shared schedule (train_defaults.h), times the linear decay when lr_decay < 1.
   void ScheduleLearningRate(double done, uint64_t samples);

@@ -177,19 +177,25 @@ void TextLearner::Train(const Dataset& train, const PausePlan& plan) {
   passes_done_ = 0;
   for (uint32_t pass = 0; pass < passes; ++pass) {
     Progress end;
-    const PausePlan each_batch{static_cast<uint32_t>(batches), [&](const Progress& p) {
-      const auto done = static_cast<uint64_t>(std::llround(p.epoch * static_cast<double>(batches)));
-      const double progress = (static_cast<double>(pass * batches + done)) / total_batches;
-      inner_->set_learning_rate(static_cast<float>(config_.lr * (1 - (1 - config_.lr_decay) * progress)));
-      Progress outer = p;
-      outer.epoch = pass + p.epoch;
-      if (p.epoch_end) {
-        end = outer;
-      } else if (every != 0 && done % every == 0) {
-        plan(outer);
-      }
-    }};
-    inner_->TrainOneEpoch(data, each_batch, 0);
+    bool go_on = true;
+    const PausePlan each_batch{
+        static_cast<uint32_t>(batches),
+        [&](const Progress& p) {
+          const auto done =
+              static_cast<uint64_t>(std::llround(p.epoch * static_cast<double>(batches)));
+          const double progress = (static_cast<double>(pass * batches + done)) / total_batches;
+          inner_->set_learning_rate(
+              static_cast<float>(config_.lr * (1 - (1 - config_.lr_decay) * progress)));
+          Progress outer = p;
+          outer.epoch = pass + p.epoch;
+          if (p.epoch_end) {
+            end = outer;
+          } else if (every != 0 && done % every == 0) {
+            go_on = plan(outer);
+          }
+        },
+        [&] { return !go_on; }};
+    if (!inner_->TrainOneEpoch(data, each_batch, 0)) break;
     ++passes_done_;
     bool stop = false;
     if (stop_early) {
@@ -199,8 +205,7 @@ void TextLearner::Train(const Dataset& train, const PausePlan& plan) {
       best = std::max(best, accuracy);
     }
     end.details["passes"] = passes_done_;
-    plan(end);
-    if (stop) break;
+    if (!plan(end) || stop) break;
   }
 }
 

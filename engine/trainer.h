@@ -66,7 +66,8 @@ class Trainer {
   Trainer& operator=(const Trainer&) = delete;
 
   // One pass over `data` in a seeded order; calls on_batch(batches_done, stats_so_far) after
-  // each batch. The hash tables are first built by the first batch ever trained.
+  // each batch and ends the pass early when it returns false. The hash tables are first built
+  // by the first batch ever trained.
   template <typename OnBatch>
   EpochStats TrainEpoch(const Dataset& data, OnBatch&& on_batch);
   void set_learning_rate(float lr) { config_.adam.lr = lr; }
@@ -113,7 +114,7 @@ EpochStats Trainer::TrainEpoch(const Dataset& data, OnBatch&& on_batch) {
   uint64_t done = 0;
   for (size_t begin = 0; begin < data.rows(); begin += config_.batch) {
     TrainBatch(data, begin, std::min(data.rows(), begin + config_.batch), stats);
-    on_batch(++done, stats);
+    if (!on_batch(++done, stats)) break;
   }
   if (stats.samples > 0) {
     stats.mean_loss /= static_cast<double>(stats.samples);

@@ -87,7 +87,8 @@ class TomlReader {
   }
 
   MatrixEngine Engine(const toml::table& t) const {
-    OnlyKeys(t, {"name", "spec", "epochs", "batch", "lr", "lr_half_life"});
+    OnlyKeys(t, {"name", "spec", "epochs", "batch", "lr", "lr_half_life", "train_budget_seconds",
+                 "eval_every_seconds"});
     MatrixEngine e;
     e.spec = String(t, "spec", "");
     if (e.spec.empty()) Fail(t, "an engine needs a spec");
@@ -102,6 +103,10 @@ class TomlReader {
     e.batch = Uint(t, "batch", 0, 1, kMaxBatch);
     e.lr = Number(t, "lr", 0.0, kMinLr, kMaxLr, false);
     if (t.get("lr_half_life")) e.lr_half_life = Uint(t, "lr_half_life", 0, 0, kMaxLrHalfLife);
+    if (t.get("train_budget_seconds"))
+      e.train_budget_seconds = Number(t, "train_budget_seconds", 0, 0, kMaxSeconds, false);
+    if (t.get("eval_every_seconds"))
+      e.eval_every_seconds = Number(t, "eval_every_seconds", 0, 0, kMaxSeconds, false);
     return e;
   }
 
@@ -201,7 +206,8 @@ Matrix ReadMatrix(const std::string& path, bool check_files, const EngineRegistr
   }
   const TomlReader reader(path, check_files, engines);
   reader.OnlyKeys(root, {"name", "datasets", "threads", "repeats", "max_seconds", "max_memory_mb",
-                         "evals_per_epoch", "eval_sample", "latency_samples"});
+                         "evals_per_epoch", "eval_sample", "latency_samples",
+                         "train_budget_seconds", "eval_every_seconds"});
   Matrix m;
   m.path = path;
   m.content_hash = fmt::format("xxh64:{:016x}", XXH64(text.data(), text.size(), 0));
@@ -209,7 +215,9 @@ Matrix ReadMatrix(const std::string& path, bool check_files, const EngineRegistr
   if (const toml::node* name = root.get("name")) reader.CheckName(*name, "matrix", m.name);
   m.repeats = reader.Uint(root, "repeats", 1, 1, kMaxRepeats);
   // Limits that are off, negative or NaN would let a cell run unbounded: they must be real.
-  m.max_seconds = reader.Number(root, "max_seconds", m.max_seconds, 0, 1e7, true);
+  m.max_seconds = reader.Number(root, "max_seconds", m.max_seconds, 0, kMaxSeconds, true);
+  m.train_budget_seconds = reader.Number(root, "train_budget_seconds", 0, 0, kMaxSeconds, false);
+  m.eval_every_seconds = reader.Number(root, "eval_every_seconds", 0, 0, kMaxSeconds, false);
   m.max_memory_mb = reader.Number(root, "max_memory_mb", m.max_memory_mb, 0, 1e9, true);
   m.evals_per_epoch = reader.Uint(root, "evals_per_epoch", m.evals_per_epoch, 0, kMaxEvalsPerEpoch);
   m.eval_sample = reader.Uint(root, "eval_sample", m.eval_sample, 1, UINT32_MAX);
@@ -241,6 +249,15 @@ Matrix ReadMatrix(const std::string& path, bool check_files, const EngineRegistr
     if (!names.insert(dataset.name).second) reader.Fail(d, "two datasets are named '" + dataset.name + "'");
     for (const MatrixEngine& e : dataset.engines) {
       const std::string id = dataset.name + "/" + e.name;
+      // A budget the cell's time limit cuts off would end every such cell as a timeout.
+      if (const double budget = e.train_budget_seconds.value_or(m.train_budget_seconds);
+          budget >= m.max_seconds) {
+        reader.Fail(
+            d, fmt::format(
+                   "engine '{}' has a training budget of {:g} s, not below max_seconds ({:g}): "
+                   "the cell would be killed before its budget ends",
+                   id, budget, m.max_seconds));
+      }
       const auto [at, fresh] = stems.emplace(CellFileStem(id), id);
       if (!fresh) reader.Fail(d, "cells '" + at->second + "' and '" + id + "' would share the file names " + at->first + "__*");
     }

@@ -19,6 +19,7 @@ struct MatrixEngine {
   uint32_t batch = 0;
   double lr = 0;
   std::optional<uint32_t> lr_half_life;  // samples; 0: constant lr
+  std::optional<double> train_budget_seconds, eval_every_seconds;  // unset: the matrix's
 };
 
 // A dataset: a synthetic preset at a scale (generated once, cached) or files on disk.
@@ -46,6 +47,11 @@ struct Matrix {
   uint32_t evals_per_epoch = 4;  // points on the time-to-accuracy curve
   uint32_t eval_sample = 2000;   // test rows in each curve point
   uint32_t latency_samples = 1000;
+  // Training stops at the first pause at or after this many training seconds (0: none); an
+  // engine's own value wins. Must be below max_seconds.
+  double train_budget_seconds = 0;
+  // A curve point only after this many training seconds since the last (0: at every pause).
+  double eval_every_seconds = 0;
 };
 
 // A target as a matrix writes it: a fixed value, or N points below the best dense final metric.
@@ -70,6 +76,7 @@ inline constexpr double kMaxScale = 100;  // a preset's scale, as `data gen --sc
 inline constexpr uint32_t kMaxSynthLabels = 100'000'000;  // `data gen --labels`
 inline constexpr uint64_t kMaxCells = 100000;      // datasets x engines x threads x repeats
 inline constexpr size_t kMaxMatrixBytes = 1 << 20;
+inline constexpr double kMaxSeconds = 1e7;  // max_seconds, budgets and curve spacing
 
 // Reads a matrix TOML file; DataError with the file, line and reason when it is not valid:
 // unknown keys, wrong types, values out of range, unknown presets, formats or engine specs,

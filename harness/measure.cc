@@ -53,7 +53,11 @@ class PauseWork {
     if (s.evals_per_epoch > 0) eval_sample_ = SampleRows(test, s.eval_sample, 0x5eed);
   }
 
-  void operator()(const Progress& p, double train_seconds) {
+  // `last`: training ends at this pause.
+  void operator()(const Progress& p, double train_seconds, bool last) {
+    epoch_ = p.epoch;
+    if (!p.epoch_end && !last && train_seconds - last_point_ < settings_.eval_every_seconds) return;
+    last_point_ = train_seconds;
     const SelectionRecall* recall = Probe();
     double value = NAN;
     if (settings_.evals_per_epoch > 0) {
@@ -64,6 +68,8 @@ class PauseWork {
     if (p.epoch_end) EndEpoch(p, recall);
     if (settings_.progress) Print(p, train_seconds, value, recall);
   }
+
+  double epoch() const { return epoch_; }
 
   const nlohmann::json& curve() const { return curve_; }
   const nlohmann::json& epochs() const { return epochs_; }
@@ -107,6 +113,7 @@ class PauseWork {
   Dataset eval_sample_, probe_rows_;
   nlohmann::json curve_ = nlohmann::json::array(), epochs_ = nlohmann::json::array();
   std::optional<SelectionRecall> recall_;
+  double last_point_ = 0, epoch_ = 0;
 };
 
 }  // namespace
@@ -133,13 +140,19 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   const Learner* current = nullptr;
   PauseWork work(current, train, test, s);
   Stopwatch clock, paused;
-  PausePlan plan{s.evals_per_epoch, [&](const Progress& p) {
-    const double seconds = clock.Stop();
-    paused.Start();
-    work(p, seconds);
-    paused.Stop();
-    clock.Start();
-  }};
+  bool over_budget = false;
+  uint64_t samples = 0;  // of whole epochs, and of the epoch the budget cut short
+  PausePlan plan{s.evals_per_epoch,
+                 [&](const Progress& p) {
+                   const double seconds = clock.Stop();
+                   paused.Start();
+                   over_budget = s.train_budget_seconds > 0 && seconds >= s.train_budget_seconds;
+                   if (p.epoch_end || over_budget) samples += p.samples;
+                   work(p, seconds, over_budget);
+                   paused.Stop();
+                   clock.Start();
+                 },
+                 [&] { return over_budget; }};
   clock.Start();
   if (featurizer != nullptr && train.has_text()) FeaturizeDataset(train, *featurizer, s.threads);
   std::unique_ptr<Learner> learner = make({train.num_features, train.num_labels});
@@ -155,8 +168,6 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   const Metrics m = ComputeMetrics(learner->Predict(test, 5), test);
   const double eval_seconds = final_eval.Stop();
   const TrainSettings settings = learner->settings();
-  uint64_t samples = 0;
-  for (const auto& e : work.epochs()) samples += e.value("samples", uint64_t{0});
   const auto& recall = work.last_recall();
   nlohmann::json result = {
       {"train_seconds", train_seconds},
@@ -180,7 +191,11 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
       {"optimizer", settings.optimizer},
       {"active_recall_at_5", recall ? OrNull(recall->active_at_5) : nullptr},
       {"label_recall", recall ? OrNull(recall->labels) : nullptr},
-      {"model_bytes", learner->model_bytes()}};
+      {"model_bytes", learner->model_bytes()},
+      {"epochs_trained", work.epoch()},
+      {"train_budget_seconds",
+       s.train_budget_seconds > 0 ? nlohmann::json(s.train_budget_seconds) : nullptr}};
+  if (over_budget) result["stopped_by"] = "budget";
   result.update(Latency(*learner, test, s.latency_samples));
   return {std::move(result), std::move(learner)};
 }

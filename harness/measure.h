@@ -16,7 +16,12 @@
 namespace sparsebench {
 
 struct MeasureSettings {
-  uint32_t evals_per_epoch = 0;  // curve points per epoch on the held-out sample; 0 = none
+  uint32_t evals_per_epoch = 0;  // pauses per epoch (curve points on the held-out sample); 0 = none
+  // A pause makes a curve point only when this many training seconds have passed since the
+  // last one (0: every pause); epoch ends and the budget's stop always make one.
+  double eval_every_seconds = 0;
+  // Training stops at the first pause at or after this many training seconds (0: no budget).
+  double train_budget_seconds = 0;
   uint32_t eval_sample = 2000;   // rows of the test set in that sample (fixed by seed)
   uint32_t recall_sample = 1000; // training rows whose selection is probed (sparse engines)
   std::string metric = "p_at_1";
@@ -38,7 +43,8 @@ struct Measurement {
 // data to the end of Train: featurizing raw training text with `featurizer` (engines that do
 // not read text), `make`, then Train. It stops only for the learner's Stage and while the
 // learner pauses for the harness (curve points, selection probes, progress lines; reported
-// apart as curve_eval_seconds). Then the final evaluation on the whole test set (featurized
+// apart as curve_eval_seconds). A budget ends training at a pause (the row says
+// "stopped_by":"budget"). Then the final evaluation on the whole test set (featurized
 // beforehand by the caller), latency, and the figures of a result row.
 Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Dataset& test,
                             const MeasureSettings& settings, const Featurizer* featurizer = nullptr);

@@ -39,8 +39,9 @@ nlohmann::json Parsed(const std::string& field) {
 
 // Columns holding text; every other column of ResultColumns() holds a number (or nothing).
 const std::set<std::string>& TextColumns() {
-  static const std::set<std::string> text = {"cell_id", "dataset", "engine", "spec", "optimizer", "status",
-                                             "reason", "machine", "instance", "metric", "target_rule", "git_commit"};
+  static const std::set<std::string> text = {
+      "cell_id", "dataset",  "engine", "spec",        "optimizer",  "status",    "reason",
+      "machine", "instance", "metric", "target_rule", "git_commit", "stopped_by"};
   return text;
 }
 
@@ -96,13 +97,48 @@ void CheckRow(const nlohmann::json& row, const std::string& file, uint64_t line)
 }
 
 const std::vector<std::string>& ResultColumns() {
-  static const std::vector<std::string> columns = {
-      "cell_id", "dataset", "engine", "spec", "optimizer", "threads", "repeat", "status", "reason", "machine",
-      "instance", "price_per_hour", "load_seconds", "train_seconds", "time_to_target_seconds", "metric",
-      "metric_value", "target", "target_rule", "p_at_1", "p_at_3", "p_at_5", "accuracy", "active_recall_at_5",
-      "label_recall", "samples_per_second", "latency_p50_us", "latency_p99_us", "peak_rss_mb", "model_bytes",
-      "epochs", "batch", "lr", "curve_eval_seconds", "eval_seconds", "cell_seconds", "cost_usd",
-      "cost_to_target_usd", "git_commit"};
+  static const std::vector<std::string> columns = {"cell_id",
+                                                   "dataset",
+                                                   "engine",
+                                                   "spec",
+                                                   "optimizer",
+                                                   "threads",
+                                                   "repeat",
+                                                   "status",
+                                                   "reason",
+                                                   "machine",
+                                                   "instance",
+                                                   "price_per_hour",
+                                                   "load_seconds",
+                                                   "train_seconds",
+                                                   "time_to_target_seconds",
+                                                   "metric",
+                                                   "metric_value",
+                                                   "target",
+                                                   "target_rule",
+                                                   "p_at_1",
+                                                   "p_at_3",
+                                                   "p_at_5",
+                                                   "accuracy",
+                                                   "active_recall_at_5",
+                                                   "label_recall",
+                                                   "samples_per_second",
+                                                   "latency_p50_us",
+                                                   "latency_p99_us",
+                                                   "peak_rss_mb",
+                                                   "model_bytes",
+                                                   "epochs",
+                                                   "epochs_trained",
+                                                   "train_budget_seconds",
+                                                   "stopped_by",
+                                                   "batch",
+                                                   "lr",
+                                                   "curve_eval_seconds",
+                                                   "eval_seconds",
+                                                   "cell_seconds",
+                                                   "cost_usd",
+                                                   "cost_to_target_usd",
+                                                   "git_commit"};
   return columns;
 }
 

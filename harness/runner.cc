@@ -57,6 +57,11 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
   if (c.engine->lr > 0) argv.insert(argv.end(), {"--lr", fmt::format("{}", c.engine->lr)});
   if (c.engine->lr_half_life)
     argv.insert(argv.end(), {"--lr-half-life", std::to_string(*c.engine->lr_half_life)});
+  if (const double budget = c.engine->train_budget_seconds.value_or(m.train_budget_seconds);
+      budget > 0)
+    argv.insert(argv.end(), {"--train-budget-seconds", fmt::format("{}", budget)});
+  if (const double every = c.engine->eval_every_seconds.value_or(m.eval_every_seconds); every > 0)
+    argv.insert(argv.end(), {"--eval-every-seconds", fmt::format("{}", every)});
   const double fixed = TargetRule::Parse(c.dataset->target).value;
   if (!std::isnan(fixed)) argv.insert(argv.end(), {"--target", fmt::format("{}", fixed)});
   if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});

@@ -302,6 +302,19 @@ TEST(FastTextLearner, PausesEveryThreadAsPlanned) {
   }
 }
 
+TEST(FastTextLearner, APlanThatSaysStopEndsTrainingAndKeepsTheModel) {
+  const Dataset train = ReviewData(2000, 4), test = ReviewData(100, 5);
+  FastTextLearner learner(std::string("fasttext:epoch=5,lr=0.5,") + kSmallModel, {0, 2},
+                          Threads(2));
+  std::vector<Progress> pauses;
+  learner.Train(train, PausePlan{2, [&](const Progress& p) { pauses.push_back(p); },
+                                 [&] { return pauses.size() == 3; }});
+  ASSERT_EQ(pauses.size(), 3u) << learner.context().at("fasttext_pauses");  // of 10 planned
+  EXPECT_LT(pauses.back().epoch, 5.0);
+  EXPECT_NE(learner.context().at("fasttext_pauses").find("stopped by the plan"), std::string::npos);
+  EXPECT_GE(*ComputeMetrics(learner.Predict(test, 5), test).accuracy, 0.9);
+}
+
 TEST(FastTextLearner, AnExceptionInAPauseStopsTrainingCleanly) {
   const Dataset train = ReviewData(2000, 4);
   FastTextLearner learner(std::string("fasttext:epoch=5,") + kSmallModel, {0, 2}, Threads(2));

@@ -152,6 +152,12 @@ void AddTrainCommand(CLI::App& app, NumberOptions& numbers, const EngineRegistry
       "Time-to-accuracy curve points per epoch on a held-out test sample (time not counted)");
   numbers.Add(*cmd, "--eval-sample", m.eval_sample, {1, UINT32_MAX},
               "Test rows in each curve point");
+  numbers.Add(*cmd, "--eval-every-seconds", m.eval_every_seconds, {0, kMaxSeconds},
+              "A curve point only when this many training seconds have passed since the last "
+              "(0: at every pause); epoch ends and the budget's stop always make one");
+  numbers.Add(*cmd, "--train-budget-seconds", m.train_budget_seconds, {0, kMaxSeconds},
+              "Stop training at the first pause at or after this many training seconds, then "
+              "evaluate as usual (0: no budget)");
   cmd->add_option("--metric", m.metric, "Curve and target metric")
       ->check(CLI::IsMember({"p_at_1", "p_at_3", "p_at_5", "accuracy"}))
       ->capture_default_str();

@@ -172,15 +172,16 @@ void ExecLearner::Train(const Dataset& train, const PausePlan& plan) {
       pauses_within_epoch_ ? PausePositions(train.rows(), settings_.batch, plan.per_epoch)
                            : std::vector<uint64_t>{};
   process_->Send({{"op", "train"}, {"pause_after", positions}});
-  for (uint64_t epoch = 0; epoch < settings_.epochs; ++epoch)
-    TrainEpoch(epoch, train.rows(), positions, plan);
+  bool stopped = false;
+  for (uint64_t epoch = 0; epoch < settings_.epochs && !stopped; ++epoch)
+    stopped = !TrainEpoch(epoch, train.rows(), positions, plan);
   const double before = process_->Sample().cpu_seconds;
-  const nlohmann::json done = Expect("done", 0);
+  const nlohmann::json done = Expect("done", stopped ? spec_.reply_seconds : 0);
   cpu_train_ += process_->Sample().cpu_seconds - before;
   model_bytes_ = Field<size_t>(done, "model_bytes", 0, spec());
 }
 
-void ExecLearner::TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<uint64_t>& positions,
+bool ExecLearner::TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<uint64_t>& positions,
                              const PausePlan& plan) {
   for (size_t i = 0; i <= positions.size(); ++i) {
     const uint64_t at = i < positions.size() ? positions[i] : rows;
@@ -203,10 +204,12 @@ void ExecLearner::TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<ui
     progress.samples = at;
     progress.epoch_end = at == rows;
     progress.mean_loss = Field<double>(pause, "loss", NAN, spec());
-    plan(progress);
+    const bool go_on = plan(progress);
     cpu_pause_ += process_->Sample().cpu_seconds - during;
-    process_->Send({{"op", "resume"}});
+    process_->Send({{"op", go_on ? "resume" : "stop"}});
+    if (!go_on) return false;
   }
+  return true;
 }
 
 std::string ExecLearner::RowsFile(const Dataset& data) const {

@@ -47,7 +47,8 @@ class ExecLearner : public Learner {
 
  private:
   nlohmann::json Expect(const std::string& op, double deadline, size_t max_line = 1 << 20) const;
-  void TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<uint64_t>& positions,
+  // False when the plan stopped training (the engine was sent `stop`).
+  bool TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<uint64_t>& positions,
                   const PausePlan& plan);
   std::string RowsFile(const Dataset& data) const;
 

@@ -62,13 +62,14 @@ class SleepingLearner : public Learner {
         ++pauses_;
         Progress progress;
         progress.epoch = e + static_cast<double>(p) / plan.per_epoch;
-        progress.samples = train.rows() * (e * plan.per_epoch + p) / plan.per_epoch;
+        progress.samples = train.rows() * p / plan.per_epoch;
         progress.epoch_end = p == plan.per_epoch;
         const double predicted = record_.predicts;
         record_.paused.push_back(Clock::now());
-        plan(progress);
+        const bool go_on = plan(progress);
         record_.resumed.push_back(Clock::now());
         record_.pause_predicts.push_back(record_.predicts - predicted);
+        if (!go_on) return;
       }
     }
   }
@@ -141,6 +142,65 @@ TEST(Measure, TheClockHoldsTrainingAndNothingElse) {
   EXPECT_EQ(r["epoch_details"].size(), kEpochs);
   EXPECT_EQ(r["batch"], 16);
   EXPECT_EQ(r["optimizer"], "none");
+}
+
+MeasureSettings Quiet() {
+  MeasureSettings s;
+  s.evals_per_epoch = kPausesPerEpoch;
+  s.eval_sample = 100;
+  s.recall_sample = 0;
+  s.metric = "accuracy";
+  s.progress = false;
+  return s;
+}
+
+Measurement MeasureSleeping(Record& rec, const MeasureSettings& s) {
+  Dataset train = TwoClassRows();
+  return TrainAndMeasure(
+      [&rec](const DataShape&) { return std::make_unique<SleepingLearner>(rec); }, train,
+      TwoClassRows(), s);
+}
+
+TEST(Measure, ABudgetStopsTrainingAtTheFirstPauseAfterIt) {
+  MeasureSettings s = Quiet();
+  s.train_budget_seconds = 0.08;  // the whole plan sleeps 4 x 0.05 s
+  Record rec;
+  const nlohmann::json r = MeasureSleeping(rec, s).result;
+  const nlohmann::json& curve = r["curve"];
+  ASSERT_LT(rec.steps.size(), kEpochs * kPausesPerEpoch);
+  ASSERT_EQ(curve.size(), rec.steps.size());  // the stop makes a point
+  for (size_t i = 0; i + 1 < curve.size(); ++i)
+    EXPECT_LT(curve[i][0].get<double>(), s.train_budget_seconds);
+  EXPECT_GE(curve.back()[0].get<double>(), s.train_budget_seconds);
+  EXPECT_EQ(r["stopped_by"], "budget");
+  EXPECT_EQ(r["train_budget_seconds"], s.train_budget_seconds);
+  EXPECT_EQ(r["epochs_trained"], curve.back()[1]);
+  // Samples count the epoch cut short: 50 rows a step.
+  const double samples = 50.0 * static_cast<double>(rec.steps.size());
+  EXPECT_DOUBLE_EQ(r["samples_per_second"].get<double>(),
+                   samples / r["train_seconds"].get<double>());
+  EXPECT_DOUBLE_EQ(r["metric_value"].get<double>(), 0.25 * static_cast<double>(rec.steps.size()));
+}
+
+TEST(Measure, WithoutABudgetTrainingRunsToTheEnd) {
+  Record rec;
+  const nlohmann::json r = MeasureSleeping(rec, Quiet()).result;
+  EXPECT_EQ(rec.steps.size(), kEpochs * kPausesPerEpoch);
+  EXPECT_FALSE(r.contains("stopped_by"));
+  EXPECT_TRUE(r["train_budget_seconds"].is_null());
+  EXPECT_EQ(r["epochs_trained"], kEpochs);
+}
+
+TEST(Measure, CurvePointsAreSpacedByTrainingSecondsAndEveryEpochEnds) {
+  MeasureSettings s = Quiet();
+  s.eval_every_seconds = 1000;
+  Record rec;
+  const nlohmann::json r = MeasureSleeping(rec, s).result;
+  EXPECT_EQ(rec.steps.size(), kEpochs * kPausesPerEpoch);
+  ASSERT_EQ(r["curve"].size(), kEpochs);
+  EXPECT_EQ(r["curve"][0][1], 1.0);
+  EXPECT_EQ(r["curve"][1][1], 2.0);
+  EXPECT_EQ(rec.pause_predicts[0], 0.0);  // no point at the mid-epoch pause
 }
 
 TEST(Measure, ARepeatThatNeverReachesTheTargetHasNoTimeToTarget) {

@@ -30,13 +30,14 @@ threads = [3]
 evals_per_epoch = 2
 eval_sample = 300
 latency_samples = 7
+train_budget_seconds = 60
 [[datasets]]
 name = "files"
 train = ")" << train << R"("
 test = ")" << test << R"("
 metric = "accuracy"
 target = 0.75
-engines = [ { name = "set", spec = "blas", epochs = 4, batch = 32, lr = 0.02, lr_half_life = 0 }, { name = "unset", spec = "sparse" } ]
+engines = [ { name = "set", spec = "blas", epochs = 4, batch = 32, lr = 0.02, lr_half_life = 0, train_budget_seconds = 90.5, eval_every_seconds = 2 }, { name = "unset", spec = "sparse", train_budget_seconds = 0 } ]
 [[datasets]]
 name = "relative"
 train = ")" << train << R"("
@@ -63,15 +64,19 @@ engines = [ { spec = "torch" } ]
   EXPECT_EQ(Flag(set, "--target"), "0.75");
   EXPECT_EQ(Flag(set, "--format"), "xmc");
   EXPECT_EQ(Flag(set, "--train"), "train.txt");
+  EXPECT_EQ(Flag(set, "--train-budget-seconds"), "90.5");  // the engine's own over the matrix's
+  EXPECT_EQ(Flag(set, "--eval-every-seconds"), "2");
 
   const auto unset = CellCommand(m, cells[1], files, "bin");
   EXPECT_EQ(Flag(unset, "--engine"), "sparse");
-  for (const char* flag : {"--epochs", "--batch", "--lr", "--lr-half-life"}) {
+  for (const char* flag : {"--epochs", "--batch", "--lr", "--lr-half-life",
+                           "--train-budget-seconds", "--eval-every-seconds"}) {
     EXPECT_EQ(std::count(unset.begin(), unset.end(), flag), 0) << flag << " is the engine's own choice";
   }
   // A relative target is resolved from the whole run's rows afterwards, not by the child.
   const auto relative = CellCommand(m, cells[2], files, "bin");
   EXPECT_EQ(std::count(relative.begin(), relative.end(), "--target"), 0);
+  EXPECT_EQ(Flag(relative, "--train-budget-seconds"), "60");  // the matrix's
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ class ToyLearner : public Learner {
       end.epoch = 1;
       end.samples = r + 1;
       end.epoch_end = true;
-      plan(end);
+      static_cast<void>(plan(end));
     }
   }
   TopK Predict(const Dataset& data, uint32_t k) const override {

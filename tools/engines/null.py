@@ -43,6 +43,8 @@ class NullEngine:
                     done += 1
                 self.ranked = None
                 session.pause(epoch, at)
+
+    def model_bytes(self):
         return 16 * len(self.counts)
 
     def predict(self, rows, k):

@@ -1,9 +1,12 @@
 """SparseBench's external-engine protocol, version 1 (README.md), for engines written in Python.
 
 An engine is an object with `name`, `version`, `load(message) -> dict`,
-`train(message, session)`, `predict(rows, k) -> [[ids...]...]` and `save(path)`; `run(engine)`
-speaks the protocol for it. `train` calls `session.pause(epoch, rows, loss)` at every pause
-the harness planned. Any exception becomes an `{"op":"error"}` with its message.
+`train(message, session)`, `model_bytes()`, `predict(rows, k) -> [[ids...]...]` and
+`save(path)`; `run(engine)` speaks the protocol for it. `train` calls
+`session.pause(epoch, rows, loss)` at every pause the harness planned; when the harness answers
+a pause with `stop` (its training budget is spent), `pause` raises StopTraining, which ends
+`train` there with the model as it is. Any other exception becomes an `{"op":"error"}` with
+its message.
 """
 import json
 import sys
@@ -12,6 +15,10 @@ import traceback
 PROTOCOL = 1
 # Keys of an exec: spec that are the harness's own (deadlines, input); every engine accepts them.
 HARNESS_KEYS = ("hello_seconds", "reply_seconds", "input")
+
+
+class StopTraining(Exception):
+    """Raised by Session.pause when the harness says `stop`; the protocol catches it."""
 
 
 class EngineError(Exception):
@@ -79,19 +86,24 @@ class Session:
         if loss is not None:
             message["loss"] = loss
         send(message)
-        self.serve(until="resume")
+        if self.serve(until=("resume", "stop")) == "stop":
+            raise StopTraining()
 
     def serve(self, until):
+        """Answers requests until one whose op is in `until`; returns that op."""
         while True:
             message = receive()
             op = message.get("op")
-            if op == until:
-                return
+            if op in until:
+                return op
             if op == "load":
                 send({"op": "loaded", **self.engine.load(message)})
             elif op == "train":
-                model_bytes = self.engine.train(message, self)
-                send({"op": "done", "model_bytes": model_bytes})
+                try:
+                    self.engine.train(message, self)
+                except StopTraining:
+                    pass
+                send({"op": "done", "model_bytes": self.engine.model_bytes()})
             elif op == "predict":
                 rows = message["rows"] if "rows" in message else read_rows(message["file"])[1]
                 send({"op": "predictions", "ids": self.engine.predict(rows, message["k"])})
@@ -110,7 +122,7 @@ def run(engine):
         return 1
     send({"op": "hello", "protocol": PROTOCOL, "engine": engine.name, "version": engine.version})
     try:
-        Session(engine).serve(until="quit")
+        Session(engine).serve(until=("quit",))
     except EngineError as error:
         send({"op": "error", "message": str(error)})
         return 1

@@ -87,6 +87,10 @@ class SklearnText:
                 while at is not None and min(done * self.batch, rows) >= at:
                     session.pause(epoch, at)
                     at = next(plan, None)
+
+    def model_bytes(self):
+        if not hasattr(self.model, "coef_"):  # stopped before its first batch
+            return 0
         return self.model.coef_.nbytes + self.model.intercept_.nbytes
 
     def predict(self, rows, k):

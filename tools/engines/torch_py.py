@@ -249,6 +249,8 @@ class TorchPy:
                     self.model.train()
                     loss, since = self.zero(), 0
                     at = next(plan, None)
+
+    def model_bytes(self):
         return sum(p.numel() for p in self.model.parameters()) * 3 * 4  # weights and Adam's moments
 
     def zero(self):
