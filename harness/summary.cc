@@ -15,25 +15,69 @@ double Number(const nlohmann::json& row, const char* key) {
   return it != row.end() && it->is_number() ? it->get<double>() : NAN;
 }
 
-void Add(Stat& stat, double v) {
-  if (!std::isnan(v)) stat.values.push_back(v);
+void Add(std::vector<double>& values, double v) {
+  if (!std::isnan(v)) values.push_back(v);
 }
+void Add(Stat& stat, double v) { Add(stat.values, v); }
 
-void SetSpeedups(std::vector<Group>& groups) {
-  for (Group& g : groups) {
-    double fastest = NAN;
-    for (const Group& d : groups) {
-      if (d.dense && d.machine == g.machine && d.threads == g.threads && std::isfinite(d.time_to_target.median)) {
-        fastest = std::isnan(fastest) ? d.time_to_target.median : std::min(fastest, d.time_to_target.median);
-      }
+void SetSpeedup(Group& g, const std::vector<Group>& groups) {
+  const double t = g.time_to_target.median;
+  if (g.ok == 0 || !std::isfinite(t) || !(t > 0)) return;
+  // The fastest dense time to target; the least training time of a dense baseline that its
+  // budget stopped before the target (its time to target lies beyond; one that ran all its
+  // epochs without reaching the target never reaches it).
+  double reached = INFINITY, beyond = INFINITY;
+  bool elsewhere = false;
+  for (const Group& d : groups) {
+    if (!d.dense || d.ok == 0) continue;
+    if (!SameMachineAndThreads(d, g)) {
+      elsewhere |= d.machine != g.machine;
+      continue;
     }
-    if (!std::isnan(fastest) && g.time_to_target.median > 0 && std::isfinite(g.time_to_target.median)) {
-      g.speedup = fastest / g.time_to_target.median;
+    if (std::isfinite(d.time_to_target.median)) {
+      reached = std::min(reached, d.time_to_target.median);
+    } else if (d.budget_stops > 0 && std::isfinite(d.train_seconds.median)) {
+      beyond = std::min(beyond, d.train_seconds.median);
     }
+  }
+  if (std::isfinite(reached) && reached <= beyond) {
+    g.speedup = reached / t;
+  } else if (std::isfinite(beyond)) {
+    g.speedup = beyond / t;
+    g.speedup_lower_bound = true;
+  } else if (elsewhere) {
+    g.speedup_note = "different machines";
   }
 }
 
+void SetEqualTime(Group& g, const std::vector<Group>& groups) {
+  double first = INFINITY;
+  for (const Group& o : groups) {
+    if (o.ok > 0 && SameMachineAndThreads(o, g)) first = std::min(first, o.time_to_target.median);
+  }
+  if (g.ok == 0 || !std::isfinite(first)) return;
+  g.equal_time_seconds = first;
+  std::vector<double> values;
+  for (const nlohmann::json& curve : g.curves) Add(values, MetricAt(curve, first));
+  g.metric_at_equal_time = Summarize(values).median;
+}
+
 }  // namespace
+
+bool SameMachineAndThreads(const Group& a, const Group& b) {
+  return a.machine == b.machine && a.threads == b.threads;
+}
+
+double MetricAt(const nlohmann::json& curve, double seconds) {
+  double value = NAN;
+  if (!curve.is_array()) return value;
+  for (const auto& p : curve) {
+    if (!p.is_array() || p.size() < 3 || !p[0].is_number() || !p[2].is_number()) continue;
+    if (p[0].get<double>() > seconds) break;
+    value = p[2].get<double>();
+  }
+  return value;
+}
 
 Stat Summarize(std::vector<double> values) {
   Stat s;
@@ -56,7 +100,11 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
     const std::string dataset = row.value("dataset", "?");
     auto d = std::find_if(datasets.begin(), datasets.end(), [&](const DatasetGroups& x) { return x.dataset == dataset; });
     if (d == datasets.end()) {
-      datasets.push_back({dataset, row.value("metric", "p_at_1"), Number(row, "target"), {}});
+      datasets.push_back({dataset,
+                          row.value("metric", "p_at_1"),
+                          row.value("target_rule", ""),
+                          Number(row, "target"),
+                          {}});
       d = datasets.end() - 1;
     }
     if (std::isnan(d->target)) d->target = Number(row, "target");
@@ -92,17 +140,23 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
     Add(g.cost_to_target, Number(row, "cost_to_target_usd"));
     Add(g.active_recall, Number(row, "active_recall_at_5"));
     Add(g.label_recall, Number(row, "label_recall"));
+    Add(g.epochs_trained, Number(row, "epochs_trained"));
+    g.budget_stops += row.value("stopped_by", "") == "budget";
     if (g.first_curve.empty() && row.contains("curve")) g.first_curve = row["curve"];
+    if (row.contains("curve")) g.curves.push_back(row["curve"]);
   }
   for (DatasetGroups& d : datasets) {
     for (Group& g : d.groups) {
-      for (Stat* s : {&g.train_seconds, &g.metric, &g.time_to_target, &g.samples_per_second, &g.latency_p50,
-                      &g.latency_p99, &g.peak_rss_mb, &g.cost, &g.cost_to_target, &g.active_recall,
-                      &g.label_recall}) {
+      for (Stat* s : {&g.train_seconds, &g.metric, &g.time_to_target, &g.samples_per_second,
+                      &g.latency_p50, &g.latency_p99, &g.peak_rss_mb, &g.cost, &g.cost_to_target,
+                      &g.active_recall, &g.label_recall, &g.epochs_trained}) {
         *s = Summarize(s->values);
       }
     }
-    SetSpeedups(d.groups);
+    for (Group& g : d.groups) {
+      SetSpeedup(g, d.groups);
+      SetEqualTime(g, d.groups);
+    }
   }
   return datasets;
 }

@@ -31,12 +31,32 @@ struct Group {
   Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99, peak_rss_mb, cost,
       cost_to_target, active_recall, label_recall;
   size_t missed = 0;
-  double speedup = NAN;  // fastest dense baseline's time to target / this one's
+  size_t budget_stops = 0;  // ok repeats whose training the budget ended
+  Stat epochs_trained;
+  // The fastest dense baseline's time to target / this one's, among groups on the same
+  // machine and threads only. A lower bound when a dense baseline that its budget stopped
+  // short of the target trained for less time than any dense baseline took to reach it
+  // ("> N×"); NaN with `speedup_note` saying why when there is no ratio.
+  double speedup = NAN;
+  bool speedup_lower_bound = false;
+  std::string speedup_note;
+  // Equal time: the earliest time to target of any group on the same machine and threads,
+  // and this group's curve metric at that moment (the last point at or before it; median
+  // over repeats; NaN when no point is that early).
+  double equal_time_seconds = NAN, metric_at_equal_time = NAN;
   nlohmann::json first_curve = nlohmann::json::array();
+  std::vector<nlohmann::json> curves;  // every ok repeat's
 };
 
+// Groups whose seconds compare: the same machine and thread count.
+bool SameMachineAndThreads(const Group& a, const Group& b);
+
+// The value of the last curve point [seconds, epoch, value, ...] at or before `seconds`; NaN
+// when there is none.
+double MetricAt(const nlohmann::json& curve, double seconds);
+
 struct DatasetGroups {
-  std::string dataset, metric;
+  std::string dataset, metric, target_rule;
   double target = NAN;
   std::vector<Group> groups;
 };

@@ -213,5 +213,45 @@ TEST(Report, ExternalRowsAreMarkedAndTheNullEngineIsTheFloor) {
       << md;
 }
 
+// A resumed run on another machine, or shards merged from two nodes: no ratio across them.
+TEST(Report, RowsFromAnotherMachineGetNoRatio) {
+  testing::TempDir dir;
+  nlohmann::json sparse = Cell("d", "sparse", 1), random = Cell("d", "random", 2),
+                 blas = Cell("d", "blas", 3);
+  sparse["spec"] = "sparse:out_sparsity=0.01";  // as run specs print it
+  random["spec"] = "sparse:out_sparsity=0.01,hash=random";
+  blas["spec"] = "blas";
+  blas["machine"] = "other";
+  blas["stopped_by"] = "budget";
+  blas["epochs_trained"] = 0.5;
+  blas["train_seconds"] = 2400.4;
+  const std::string run = RunDir(dir, "run", {sparse.dump(), random.dump(), blas.dump()});
+  WriteReport(Options(run, dir.file("out")));
+  const std::string md = Read(dir.file("out") + "/report.md");
+  EXPECT_NE(md.find("| `sparse` | m | 2 | 1 ok / 1 | 1.5 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| different machines |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("fastest dense baseline `blas`"), std::string::npos) << md;
+  EXPECT_NE(
+      md.find(
+          "Not compared, on other machines or threads than `sparse`: `blas` (other, 2 threads)"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 2400 (budget) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| budget, at epoch 0.50 |"), std::string::npos) << md;
+  blas["metric_value"] = 0.1;  // far below the others: the budget says why
+  const std::string weak = RunDir(dir, "weak", {sparse.dump(), random.dump(), blas.dump()});
+  WriteReport(Options(weak, dir.file("weak-out")));
+  EXPECT_NE(Read(dir.file("weak-out") + "/report.md")
+                .find("`blas` scores far below the others: its training budget stopped it after "
+                      "2400 s, at epoch 0.50."),
+            std::string::npos);
+  EXPECT_NE(md.find("### At the target"), std::string::npos) << md;
+  EXPECT_NE(
+      md.find(
+          "`random` (uniform sampling, same active count) 1 s: LSH over random sampling is 1.00×"),
+      std::string::npos)
+      << md;  // the same machine: a ratio
+}
+
 }  // namespace
 }  // namespace sparsebench
