@@ -434,7 +434,8 @@ std::string Plot(const std::string& stem, const std::string& dataset, const std:
   std::string bars = "label\tvalue\n";
   for (const Group& g : groups) {
     std::string points;
-    for (const auto& p : g.first_curve) {
+    const nlohmann::json first = g.curves.empty() ? nlohmann::json::array() : g.curves.front();
+    for (const auto& p : first) {
       if (p.is_array() && p.size() >= 3 && p[0].is_number() && p[2].is_number()) {
         points += DataNumber(p[0].get<double>()) + "\t" + DataNumber(p[2].get<double>()) + "\t0\n";
       }

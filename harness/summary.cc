@@ -142,7 +142,6 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
     Add(g.label_recall, Number(row, "label_recall"));
     Add(g.epochs_trained, Number(row, "epochs_trained"));
     g.budget_stops += row.value("stopped_by", "") == "budget";
-    if (g.first_curve.empty() && row.contains("curve")) g.first_curve = row["curve"];
     if (row.contains("curve")) g.curves.push_back(row["curve"]);
   }
   for (DatasetGroups& d : datasets) {

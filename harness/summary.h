@@ -44,8 +44,7 @@ struct Group {
   // and this group's curve metric at that moment (the last point at or before it; median
   // over repeats; NaN when no point is that early).
   double equal_time_seconds = NAN, metric_at_equal_time = NAN;
-  nlohmann::json first_curve = nlohmann::json::array();
-  std::vector<nlohmann::json> curves;  // every ok repeat's
+  std::vector<nlohmann::json> curves;  // every ok repeat's, in order
 };
 
 // Groups whose seconds compare: the same machine and thread count.
