@@ -49,7 +49,10 @@ TEST_P(StopAtAPause, EndsTrainingThereAndStillPredicts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, StopAtAPause,
-                         testing::Values("sparse", "sparse:out_sparsity=1", "text", "blas", "torch",
+                         testing::Values("sparse", "sparse:out_sparsity=1", "text", "blas",
+#ifdef SPARSEBENCH_HAVE_TORCH
+                                         "torch",
+#endif
                                          "exec:null"),
                          [](const auto& info) {
                            std::string name;
