@@ -267,6 +267,18 @@ std::string EndedText(const Group& g) {
 
 // The two comparisons at the target, both read off the curves: how long each engine took to
 // reach it, and what each had reached when the first engine got there.
+// An engine with no curve point by the moment of equal time: its first point says how far
+// it was then (no further, unless its metric fell).
+std::string NoPointYet(const Group& g) {
+  const nlohmann::json first = g.curves.empty() ? nlohmann::json::array() : g.curves.front();
+  if (!first.is_array() || first.empty()) return "no point yet";
+  const nlohmann::json& p = first.front();
+  if (!p.is_array() || p.size() < 3 || !p[0].is_number() || !p[2].is_number())
+    return "no point yet";
+  return fmt::format("no point yet; {:.4f} at its first, {} s", p[2].get<double>(),
+                     Sec(p[0].get<double>()));
+}
+
 std::string AtTheTarget(const DatasetGroups& d) {
   if (std::isnan(d.target)) return "";
   std::string md = "### At the target\n\n" + TargetRuleText(d) +
@@ -288,7 +300,7 @@ std::string AtTheTarget(const DatasetGroups& d) {
                                ? "—"
                                : fmt::format("{} (at {} s)",
                                              std::isnan(g.metric_at_equal_time)
-                                                 ? "no point yet"
+                                                 ? NoPointYet(g)
                                                  : Num(g.metric_at_equal_time, "{:.4f}"),
                                              Sec(g.equal_time_seconds));
     md +=
@@ -386,10 +398,11 @@ std::string DataNumber(double v) { return std::isfinite(v) ? fmt::format("{:.9g}
 // gnuplot's ARG variables (`gnuplot -c plot.gp ARG1 ...`), which are strings, never code.
 // ARG1: plots directory, ARG2: file stem, ARG3: dataset, ARG4: metric, ARG5: curve files,
 // ARG6: "1" when the bars are costs.
-constexpr const char* kPlotScript = R"gp(# Written by sparsebench report; run as gnuplot -c plot.gp DIR STEM DATASET METRIC CURVES PRICED
-set terminal pngcairo size 900,500 noenhanced
+constexpr const char* kPlotScript =
+    R"gp(# Written by sparsebench report; run as gnuplot -c plot.gp DIR STEM DATASET METRIC CURVES PRICED
+set terminal pngcairo size 900,640 noenhanced
 set datafile separator "\t"
-set key bottom right
+set key below
 set grid
 stem = ARG1 . "/" . ARG2
 curves = ARG5 + 0

@@ -255,3 +255,23 @@ TEST(Report, RowsFromAnotherMachineGetNoRatio) {
 
 }  // namespace
 }  // namespace sparsebench
+
+namespace sparsebench {
+namespace {
+
+// A slow engine with no curve point yet when the first reached the target: its first point
+// tells how far it was then.
+TEST(Report, AnEngineWithNoPointByEqualTimeShowsItsFirst) {
+  testing::TempDir dir;
+  nlohmann::json sparse = Cell("d", "sparse", 1), blas = Cell("d", "blas", 2);
+  blas["spec"] = "blas";
+  blas["curve"] = {{97.0, 0.04, 0.0018, nullptr, nullptr}, {200.0, 0.08, 0.45, nullptr, nullptr}};
+  const std::string run = RunDir(dir, "run", {sparse.dump(), blas.dump()});
+  WriteReport(Options(run, dir.file("out")));
+  const std::string md = Read(dir.file("out") + "/report.md");
+  EXPECT_NE(md.find("| no point yet; 0.0018 at its first, 97 s (at 1 s) |"), std::string::npos)
+      << md;
+}
+
+}  // namespace
+}  // namespace sparsebench
