@@ -265,20 +265,19 @@ std::string EndedText(const Group& g) {
   return g.budget_stops > 0 ? "budget, at epoch " + epochs : epochs + " epochs";
 }
 
-// The two comparisons at the target, both read off the curves: how long each engine took to
-// reach it, and what each had reached when the first engine got there.
 // An engine with no curve point by the moment of equal time: its first point says how far
 // it was then (no further, unless its metric fell).
 std::string NoPointYet(const Group& g) {
   const nlohmann::json first = g.curves.empty() ? nlohmann::json::array() : g.curves.front();
   if (!first.is_array() || first.empty()) return "no point yet";
   const nlohmann::json& p = first.front();
-  if (!p.is_array() || p.size() < 3 || !p[0].is_number() || !p[2].is_number())
-    return "no point yet";
+  if (!IsCurvePoint(p)) return "no point yet";
   return fmt::format("no point yet; {:.4f} at its first, {} s", p[2].get<double>(),
                      Sec(p[0].get<double>()));
 }
 
+// The two comparisons at the target, both read off the curves: how long each engine took to
+// reach it, and what each had reached when the first engine got there.
 std::string AtTheTarget(const DatasetGroups& d) {
   if (std::isnan(d.target)) return "";
   std::string md = "### At the target\n\n" + TargetRuleText(d) +
@@ -449,7 +448,7 @@ std::string Plot(const std::string& stem, const std::string& dataset, const std:
     std::string points;
     const nlohmann::json first = g.curves.empty() ? nlohmann::json::array() : g.curves.front();
     for (const auto& p : first) {
-      if (p.is_array() && p.size() >= 3 && p[0].is_number() && p[2].is_number()) {
+      if (IsCurvePoint(p)) {
         points += DataNumber(p[0].get<double>()) + "\t" + DataNumber(p[2].get<double>()) + "\t0\n";
       }
     }

@@ -68,11 +68,15 @@ bool SameMachineAndThreads(const Group& a, const Group& b) {
   return a.machine == b.machine && a.threads == b.threads;
 }
 
+bool IsCurvePoint(const nlohmann::json& p) {
+  return p.is_array() && p.size() >= 3 && p[0].is_number() && p[2].is_number();
+}
+
 double MetricAt(const nlohmann::json& curve, double seconds) {
   double value = NAN;
   if (!curve.is_array()) return value;
   for (const auto& p : curve) {
-    if (!p.is_array() || p.size() < 3 || !p[0].is_number() || !p[2].is_number()) continue;
+    if (!IsCurvePoint(p)) continue;
     if (p[0].get<double>() > seconds) break;
     value = p[2].get<double>();
   }

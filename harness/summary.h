@@ -50,6 +50,9 @@ struct Group {
 // Groups whose seconds compare: the same machine and thread count.
 bool SameMachineAndThreads(const Group& a, const Group& b);
 
+// A curve point [seconds, epoch, value, ...] whose seconds and value are numbers.
+bool IsCurvePoint(const nlohmann::json& p);
+
 // The value of the last curve point [seconds, epoch, value, ...] at or before `seconds`; NaN
 // when there is none.
 double MetricAt(const nlohmann::json& curve, double seconds);
