@@ -49,15 +49,15 @@ std::string DenseSpec::Canonical() const {
   return s;
 }
 
-EngineFamily DenseBaselineFamily(const char* name, std::string summary) {
+EngineFamily DenseBaselineFamily(const char* name, std::string summary, std::string threads_run) {
   EngineFamily f;
   f.name = name;
   f.summary = std::move(summary);
   f.dense_baseline = true;
   f.check = [name](const std::string& spec) { DenseSpec::Parse(spec, name); };
-  f.facts = [name](const std::string& spec) {
+  f.facts = [name, threads_run](const std::string& spec) {
     DenseSpec::Parse(spec, name);
-    return SpecFacts{.clock_covers = "network init, every batch"};
+    return SpecFacts{.clock_covers = "network init, every batch", .threads_run = threads_run};
   };
   return f;
 }

@@ -13,7 +13,7 @@ inline constexpr char kFastTextFamily[] = "fasttext";
 EngineFamily BlasFamily();
 // What blas and torch share: a dense baseline whose spec is a DenseSpec of `name` (dense_spec.cc);
 // the caller adds `make`.
-EngineFamily DenseBaselineFamily(const char* name, std::string summary);
+EngineFamily DenseBaselineFamily(const char* name, std::string summary, std::string threads_run);
 EngineFamily TorchFamily();
 EngineFamily FastTextFamily();
 

@@ -32,7 +32,10 @@ EngineFamily FastTextFamily() {
     FastTextLearner::CheckSpec(spec);
     return SpecFacts{
         .clock_covers =
-            "dictionary building, autotune's search and retrain when asked, every epoch"};
+            "dictionary building, autotune's search and retrain when asked, every epoch",
+        .threads_run =
+            "HOGWILD: each thread trains on its own share of the rows, lock-free on the "
+            "shared weights; the dictionary is read on one"};
   };
   f.weak_note = WeakNote;
   return f;

@@ -10,7 +10,9 @@ EngineFamily TorchFamily() {
   // A build without LibTorch still accepts the spec: the cell's row says why it did not run.
   EngineFamily f = DenseBaselineFamily(
       kTorchFamily,
-      "dense MLP of the identical architecture in LibTorch (C++), every output computed");
+      "dense MLP of the identical architecture in LibTorch (C++), every output computed",
+      "LibTorch's intra-op threads (at::set_num_threads) inside each kernel, OpenBLAS's sgemm "
+      "under its mm; between kernels (autograd, the optimizer's loop over tensors) one");
   f.make = [](const std::string& spec, const DataShape& shape,
               const TrainOptions& options) -> std::unique_ptr<Learner> {
 #ifdef SPARSEBENCH_HAVE_TORCH

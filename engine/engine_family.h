@@ -20,6 +20,7 @@ struct SpecFacts {
   bool all_outputs_active = true;  // false: the engine computes a subset of its outputs
   std::string clock_covers;        // what falls inside the harness's training clock
   bool reads_text = false;         // this spec reads raw text, though its family may not
+  std::string threads_run;         // what runs on the cell's threads, and what on one
 };
 
 // One engine family (a spec's text before ':'): everything the harness knows about it. A family

@@ -16,6 +16,10 @@ SpecFacts Facts(const std::string& spec) {
   } else {
     f.role = c.selector.kind == "random" ? AblationRole::kUniformSampling : AblationRole::kSubject;
   }
+  f.threads_run =
+      "each batch's samples split over them, then the output rows' gradient sums and Adam updates; "
+      "hash-table rebuilds split by table. Between the phases each batch waits for its slowest "
+      "thread (OpenMP barriers)";
   f.clock_covers = f.all_outputs_active
                        ? "network init, every batch"
                        : "network init, hash-table builds and rebuilds, every batch";

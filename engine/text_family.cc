@@ -19,6 +19,9 @@ EngineFamily TextFamily() {
   f.facts = [](const std::string& spec) {
     SpecFacts facts;
     facts.all_outputs_active = TextConfig::Parse(spec).out_sparsity >= 1.0;
+    facts.threads_run =
+        "the featurizer split by rows, then our engine's batches: each batch's samples split over "
+        "them, then the output rows' gradient sums and Adam updates (OpenMP barriers between)";
     facts.clock_covers =
         "featurizing the training text, network init, every pass, held-out checks for early "
         "stopping";

@@ -16,18 +16,15 @@
 #include "harness/external/exec_family.h"
 #include "harness/matrix.h"
 #include "harness/prices.h"
+#include "harness/report_text.h"
 #include "harness/results.h"
 #include "harness/run_dir.h"
 #include "harness/summary.h"
+#include "harness/thread_scaling.h"
 
 namespace sparsebench {
 namespace fs = std::filesystem;
 namespace {
-
-std::string Num(double v, const char* format = "{:.3g}") { return std::isnan(v) ? "—" : fmt::format(fmt::runtime(format), v); }
-
-// Seconds: three significant digits, whole seconds from 1000 on (never an exponent).
-std::string Sec(double v) { return v >= 999.5 ? fmt::format("{:.0f}", v) : Num(v); }
 
 std::string Spread(const Stat& s, const char* format = "{:.3g}") {
   if (s.n == 0) return "—";
@@ -42,8 +39,10 @@ std::string SpreadSec(const Stat& s) {
 }
 
 std::string SpeedupText(const Group& g) {
-  if (!std::isnan(g.speedup))
-    return fmt::format("{}{:.1f}×", g.speedup_lower_bound ? "> " : "", g.speedup);
+  if (!std::isnan(g.speedup)) {  // two significant digits below 0.1: never "0.0×"
+    return fmt::format(fmt::runtime(g.speedup < 0.095 ? "{}{:.2g}×" : "{}{:.1f}×"),
+                       g.speedup_lower_bound ? "> " : "", g.speedup);
+  }
   return g.speedup_note.empty() ? "—" : g.speedup_note;
 }
 
@@ -513,7 +512,8 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
     const DatasetGroups& d = datasets[i];
     md += fmt::format("## {} ({}, target {})\n\n", d.dataset, d.metric, Num(d.target, "{:.4g}")) +
           Differences(d, engines) + GroupTable(d.groups) + "\n" + ExternalRows(d) +
-          WeakRows(d, engines) + AtTheTarget(d) + Attribution(d, engines);
+          WeakRows(d, engines) + AtTheTarget(d) + Attribution(d, engines) +
+          ThreadScaling(d, engines);
     // Plot files: an index (distinct names whatever the datasets are called) and a slug.
     const std::string stem = fmt::format("{}-{}", i + 1, Slug(d.dataset).substr(0, 40));
     const std::string missing = o.plots ? Plot(stem, d.dataset, d.groups, plots) : "not asked for";

@@ -62,6 +62,20 @@ void SetEqualTime(Group& g, const std::vector<Group>& groups) {
   g.metric_at_equal_time = Summarize(values).median;
 }
 
+std::map<std::string, double> PhaseSeconds(const nlohmann::json& row) {
+  std::map<std::string, double> phases;
+  const auto details = row.find("epoch_details");
+  if (details == row.end() || !details->is_array()) return phases;
+  for (const auto& epoch : *details) {
+    if (!epoch.is_object()) continue;
+    for (const auto& [key, value] : epoch.items()) {
+      if (key.starts_with("seconds_") && value.is_number())
+        phases[key.substr(8)] += value.get<double>();
+    }
+  }
+  return phases;
+}
+
 }  // namespace
 
 bool SameMachineAndThreads(const Group& a, const Group& b) {
@@ -147,6 +161,7 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
     Add(g.epochs_trained, Number(row, "epochs_trained"));
     g.budget_stops += row.value("stopped_by", "") == "budget";
     if (row.contains("curve")) g.curves.push_back(row["curve"]);
+    if (g.phase_seconds.empty()) g.phase_seconds = PhaseSeconds(row);
   }
   for (DatasetGroups& d : datasets) {
     for (Group& g : d.groups) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ struct Group {
   // over repeats; NaN when no point is that early).
   double equal_time_seconds = NAN, metric_at_equal_time = NAN;
   std::vector<nlohmann::json> curves;  // every ok repeat's, in order
+  // The engine's own phase timers (its epoch details' "seconds_NAME", by NAME), summed over the
+  // epochs of the first ok repeat that has them; empty when the engine keeps none.
+  std::map<std::string, double> phase_seconds;
 };
 
 // Groups whose seconds compare: the same machine and thread count.

@@ -28,7 +28,10 @@ EngineFamily ExecFamily() {
             "the engine's process from \"train\" to each pause and from each \"resume\": its "
             "own setup in train included; starting it, the handshake and loading the data are "
             "off the clock",
-        .reads_text = reads_text};
+        .reads_text = reads_text,
+        .threads_run =
+            "the engine's own process, told the cell's thread count; its program decides "
+            "what runs on them (tools/engines/README.md lists what each shipped one does)"};
   };
   f.weak_note = [](std::string_view spec, std::string_view) {
     return IsNullEngine(spec)

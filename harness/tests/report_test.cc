@@ -2,6 +2,7 @@
 // crafted cell files and contexts.
 #include "harness/report.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -271,6 +272,79 @@ TEST(Report, AnEngineWithNoPointByEqualTimeShowsItsFirst) {
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("| no point yet; 0.0018 at its first, 97 s (at 1 s) |"), std::string::npos)
       << md;
+}
+
+}  // namespace
+}  // namespace sparsebench
+
+namespace sparsebench {
+namespace {
+
+nlohmann::json AtThreads(nlohmann::json cell, int threads, double samples_per_second) {
+  cell["threads"] = threads;
+  cell["cell_id"] = fmt::format("{}/{}/t{}/r1", cell["dataset"].get<std::string>(),
+                                cell["engine"].get<std::string>(), threads);
+  cell["samples_per_second"] = samples_per_second;
+  return cell;
+}
+
+// Issue 42: each engine's samples/s and time to target at each thread count, its speed-up from
+// the fewest threads, and a step below 80% of the thread ratio named with what runs on them.
+TEST(Report, ThreadScalingNamesTheEnginesThatScaleBelowTheLimit) {
+  testing::TempDir dir;
+  nlohmann::json sparse = Cell("d", "sparse", 1), blas = Cell("d", "blas", 1);
+  sparse["spec"] = "sparse:out_sparsity=0.01";
+  blas["spec"] = "blas";
+  nlohmann::json blas1 = AtThreads(blas, 1, 1000), blas2 = AtThreads(blas, 2, 1200),
+                 only_two = Cell("d", "only-two", 1);
+  blas1["epoch_details"] = {{{"epoch", 1}, {"seconds_gemm", 0.6}}};
+  blas2["epoch_details"] = {{{"epoch", 1}, {"seconds_gemm", 0.25}}, {{"seconds_gemm", 0.15}}};
+  only_two["spec"] = "blas";
+  blas2["curve"] = {{0.5, 0.5, 0.3, nullptr, nullptr}, {0.8, 1.0, 0.45, nullptr, nullptr}};
+  const std::string run =
+      RunDir(dir, "run",
+             {AtThreads(sparse, 1, 1000).dump(), AtThreads(sparse, 2, 1900).dump(), blas1.dump(),
+              blas2.dump(), only_two.dump()});
+  WriteReport(Options(run, dir.file("out")));
+  const std::string md = Read(dir.file("out") + "/report.md");
+  EXPECT_NE(md.find("### Thread scaling"), std::string::npos) << md;
+  EXPECT_NE(
+      md.find("| engine | machine | samples/s, 1 thr | samples/s, 2 thr | time to target s, 1 "
+              "thr | time to target s, 2 thr | speed-up 1→2 thr |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `sparse` | m | 1000 | 1900 | 1 | 1 | 1.90× (to target 1.00×) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `blas` | m | 1000 | 1200 | 1 | 0.8 | 1.20× (to target 1.25×) |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("| `only-two` | m |", md.find("### Thread scaling")), std::string::npos) << md;
+  EXPECT_NE(md.find("- `blas` (m): 1→2 threads 1.20× (of 2×; its own timers, summed over epochs: "
+                    "gemm 1.50×, the rest of the clock 0.82×). On the threads: OpenBLAS's sgemm"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("- `sparse` (m):"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace sparsebench
+
+namespace sparsebench {
+namespace {
+
+// A row 50 times slower than the fastest dense baseline read "0.0×".
+TEST(Report, ASmallSpeedupKeepsTwoSignificantDigits) {
+  testing::TempDir dir;
+  nlohmann::json slow = Cell("d", "slow", 1), blas = Cell("d", "blas", 2);
+  slow["spec"] = "sparse:out_sparsity=0.01";
+  slow["curve"] = {{50.0, 1.0, 0.45, nullptr, nullptr}};
+  blas["spec"] = "blas";
+  const std::string run = RunDir(dir, "run", {slow.dump(), blas.dump()});
+  WriteReport(Options(run, dir.file("out")));
+  const std::string md = Read(dir.file("out") + "/report.md");
+  EXPECT_NE(md.find("| 0.02× |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("0.0×"), std::string::npos) << md;
 }
 
 }  // namespace

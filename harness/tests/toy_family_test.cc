@@ -92,7 +92,8 @@ class ToyLearner : public Learner {
 
 SpecFacts ToyFacts(const std::string& spec) {
   const std::string role = ToyLearner(spec, DataShape{1, 1}).spec();
-  SpecFacts f{.clock_covers = "counting the toy's labels"};
+  SpecFacts f;
+  f.clock_covers = "counting the toy's labels";
   if (role.ends_with("role=subject")) f.role = AblationRole::kSubject;
   if (role.ends_with("role=random")) f.role = AblationRole::kUniformSampling;
   return f;
