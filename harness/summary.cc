@@ -161,7 +161,10 @@ std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
     Add(g.epochs_trained, Number(row, "epochs_trained"));
     g.budget_stops += row.value("stopped_by", "") == "budget";
     if (row.contains("curve")) g.curves.push_back(row["curve"]);
-    if (g.phase_seconds.empty()) g.phase_seconds = PhaseSeconds(row);
+    if (g.phase_seconds.empty()) {
+      g.phase_seconds = PhaseSeconds(row);
+      g.phase_repeat_train_seconds = Number(row, "train_seconds");
+    }
   }
   for (DatasetGroups& d : datasets) {
     for (Group& g : d.groups) {

@@ -49,6 +49,7 @@ struct Group {
   // The engine's own phase timers (its epoch details' "seconds_NAME", by NAME), summed over the
   // epochs of the first ok repeat that has them; empty when the engine keeps none.
   std::map<std::string, double> phase_seconds;
+  double phase_repeat_train_seconds = NAN;  // that repeat's training seconds
 };
 
 // Groups whose seconds compare: the same machine and thread count.

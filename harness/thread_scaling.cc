@@ -52,9 +52,9 @@ std::string Phases(const Group& from, const Group& to) {
     timed_to += other->second;
   }
   if (ratios.empty()) return "";
-  const double rest_from = from.train_seconds.median - timed_from,
-               rest_to = to.train_seconds.median - timed_to;
-  if (rest_from > 0.05 * from.train_seconds.median && rest_to > 0) {
+  const double rest_from = from.phase_repeat_train_seconds - timed_from,
+               rest_to = to.phase_repeat_train_seconds - timed_to;
+  if (rest_from > 0.05 * from.phase_repeat_train_seconds && rest_to > 0) {
     ratios.push_back(fmt::format("the rest of the clock {:.2f}×", rest_from / rest_to));
   }
   return fmt::format("; its own timers, summed over epochs: {}", fmt::join(ratios, ", "));
