@@ -7,14 +7,14 @@
 #include <chrono>
 #include <cmath>
 
+#include "baselines/blas_info.h"
 #include "baselines/epoch_loop.h"
 #include "baselines/families.h"
-#include "engine/blas_info.h"
-#include "engine/engine_error.h"
-#include "engine/inference.h"
-#include "engine/model_io.h"
-#include "engine/train_defaults.h"
-#include "engine/vector_ops.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/train_defaults.h"
+#include "engine/common/vector_ops.h"
+#include "engine/model/inference.h"
+#include "engine/model/model_io.h"
 
 namespace sparsebench {
 namespace {
@@ -182,7 +182,7 @@ void BlasLearner::Update(const Dataset& data, std::span<const uint32_t> rows) {
   const size_t h = network_.shape.hidden_dim;
   if (spec_.sparse_input_update) {
     // Lazy: Adam on the rows of the features in the batch only, with the global step count
-    // for the bias correction, as the engine's trainer does (engine/row_gradients.cc).
+    // for the bias correction, as the engine's trainer does (engine/train/row_gradients.cc).
     if (++stamp_ == 0) {
       std::fill(row_stamp_.begin(), row_stamp_.end(), 0u);
       stamp_ = 1;

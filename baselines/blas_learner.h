@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "baselines/dense_spec.h"
-#include "engine/aligned.h"
-#include "engine/learner.h"
-#include "engine/network.h"
+#include "engine/api/learner.h"
+#include "engine/common/aligned.h"
+#include "engine/model/network.h"
 
 namespace sparsebench {
 

@@ -1,8 +1,8 @@
 #include "baselines/dense_spec.h"
 
 #include "baselines/families.h"
-#include "engine/engine_error.h"
-#include "engine/spec.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/spec.h"
 
 namespace sparsebench {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "datasets/dataset.h"
-#include "engine/learner.h"
+#include "engine/api/learner.h"
 
 namespace sparsebench {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 
 namespace sparsebench {
 

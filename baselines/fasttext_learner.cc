@@ -15,8 +15,8 @@
 #include "baselines/fasttext_pauses.h"
 #include "baselines/fasttext_staging.h"
 #include "datasets/data_error.h"
-#include "engine/engine_error.h"
-#include "engine/spec.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/spec.h"
 
 namespace sparsebench {
 

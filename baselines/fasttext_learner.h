@@ -9,7 +9,7 @@
 
 #include "baselines/fasttext_format.h"
 #include "baselines/fasttext_staging.h"
-#include "engine/learner.h"
+#include "engine/api/learner.h"
 
 namespace sparsebench {
 

@@ -9,7 +9,7 @@
 #include <streambuf>
 #include <string>
 
-#include "engine/learner.h"
+#include "engine/api/learner.h"
 
 namespace sparsebench {
 

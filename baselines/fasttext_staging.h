@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "baselines/fasttext_format.h"
-#include "baselines/subprocess.h"
+#include "baselines/temp_dir.h"
 #include "datasets/dataset.h"
 
 namespace sparsebench {

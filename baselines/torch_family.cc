@@ -1,5 +1,5 @@
 #include "baselines/families.h"
-#include "engine/engine_error.h"
+#include "engine/api/engine_error.h"
 #ifdef SPARSEBENCH_HAVE_TORCH
 #include "baselines/torch_learner.h"
 #endif

@@ -14,12 +14,12 @@
 #endif
 #include <vector>
 
+#include "baselines/blas_info.h"
 #include "baselines/epoch_loop.h"
 #include "baselines/versions.h"
-#include "engine/blas_info.h"
-#include "engine/engine_error.h"
-#include "engine/model_io.h"
-#include "engine/train_defaults.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/train_defaults.h"
+#include "engine/model/model_io.h"
 
 namespace sparsebench {
 namespace {
@@ -40,7 +40,7 @@ void KeepFreedMemory() {
 #endif
 }
 
-// The Adam constants every learner shares (engine/parameters.h's AdamConfig defaults).
+// The Adam constants every learner shares (engine/model/parameters.h's AdamConfig defaults).
 constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
 
 }  // namespace

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "baselines/dense_spec.h"
-#include "engine/learner.h"
-#include "engine/network.h"
+#include "engine/api/learner.h"
+#include "engine/model/network.h"
 
 namespace sparsebench {
 

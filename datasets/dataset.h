@@ -10,7 +10,7 @@ namespace sparsebench {
 
 // The largest D (features) and L (labels) a reader accepts: ids are below it, so an id + 1
 // never wraps and every size derived from D or L fits the 32-bit ids. Whether a network of
-// that size fits in memory is checked where it is built (engine/network.h).
+// that size fits in memory is checked where it is built (engine/model/network.h).
 inline constexpr uint32_t kMaxDimension = 0x7fffffff;  // 2^31 - 1
 // The largest class number of a text file with numbered classes (Zhang CSV): every class up
 // to the largest gets a name and an output neuron.

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/engine_error.h"
+#include "engine/api/engine_error.h"
 #include "fuzz/fuzz_util.h"
 #include "harness/cli/command_line.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "datasets/data_error.h"
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 #include "fuzz/command_line.h"
 #include "fuzz/fuzz_util.h"
 #include "fuzz/scratch.h"

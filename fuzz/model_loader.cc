@@ -11,10 +11,10 @@
 
 #include "datasets/data_error.h"
 #include "datasets/line_blocks.h"
-#include "engine/engine_error.h"
-#include "engine/model_io.h"
-#include "engine/sparse_learner.h"
-#include "engine/text_learner.h"
+#include "engine/api/engine_error.h"
+#include "engine/model/model_io.h"
+#include "engine/train/sparse_learner.h"
+#include "engine/train/text_learner.h"
 #include "fuzz/fuzz_util.h"
 
 using namespace sparsebench;

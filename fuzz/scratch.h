@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string_view>
 
-#include "baselines/subprocess.h"
+#include "baselines/temp_dir.h"
 
 namespace sparsebench::fuzz {
 

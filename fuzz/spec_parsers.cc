@@ -8,10 +8,10 @@
 #include <string>
 
 #include "baselines/dense_spec.h"
-#include "engine/engine_error.h"
-#include "engine/sparse_learner.h"
-#include "engine/spec.h"
-#include "engine/text_learner.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/spec.h"
+#include "engine/train/sparse_learner.h"
+#include "engine/train/text_learner.h"
 #include "fuzz/command_line.h"
 #include "fuzz/fuzz_util.h"
 

@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "datasets/data_error.h"
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 #include "harness/results.h"
 #include "harness/summary.h"
 

@@ -11,8 +11,8 @@
 #include <sstream>
 #include <thread>
 
+#include "baselines/blas_info.h"
 #include "baselines/versions.h"
-#include "engine/blas_info.h"
 
 namespace sparsebench {
 namespace {

@@ -1,8 +1,8 @@
 #include "harness/engines.h"
 
 #include "baselines/families.h"
-#include "engine/engine_family.h"
-#include "engine/families.h"
+#include "engine/api/engine_family.h"
+#include "engine/train/families.h"
 #include "harness/external/exec_family.h"
 
 namespace sparsebench {

@@ -2,7 +2,7 @@
 
 namespace sparsebench {
 
-class EngineRegistry;  // engine/engine_family.h
+class EngineRegistry;  // engine/api/engine_family.h
 
 // Every engine family SparseBench builds (sparse, text, blas, torch, fasttext), registered
 // once; the same registry for every command.

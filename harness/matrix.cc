@@ -15,9 +15,9 @@
 #include "datasets/data_error.h"
 #include "datasets/reader.h"
 #include "datasets/synthetic.h"
-#include "engine/engine_error.h"
-#include "engine/engine_family.h"
-#include "engine/parse_number.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/engine_family.h"
+#include "engine/api/parse_number.h"
 #include "harness/csv.h"
 #include "harness/engines.h"
 

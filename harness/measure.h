@@ -4,14 +4,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "datasets/dataset.h"
 #include "datasets/featurizer.h"
 #include "datasets/metrics.h"
-#include "engine/learner.h"
+#include "engine/api/learner.h"
 
 namespace sparsebench {
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "datasets/data_error.h"
-#include "engine/engine_error.h"
+#include "engine/api/engine_error.h"
 #include "harness/csv.h"
 
 namespace sparsebench {

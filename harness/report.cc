@@ -10,8 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "baselines/subprocess.h"
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 #include "harness/csv.h"
 #include "harness/external/exec_family.h"
 #include "harness/matrix.h"
@@ -19,6 +18,7 @@
 #include "harness/report_text.h"
 #include "harness/results.h"
 #include "harness/run_dir.h"
+#include "harness/subprocess.h"
 #include "harness/summary.h"
 #include "harness/thread_scaling.h"
 

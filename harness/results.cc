@@ -10,7 +10,7 @@
 #include <set>
 
 #include "datasets/data_error.h"
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 #include "harness/context.h"
 #include "harness/csv.h"
 #include "harness/measure.h"

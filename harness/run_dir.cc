@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/data_error.h"
-#include "engine/engine_error.h"
+#include "engine/api/engine_error.h"
 #include "harness/csv.h"
 
 namespace sparsebench {

@@ -7,19 +7,19 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <nlohmann/json.hpp>
+#include <thread>
 
-#include "baselines/subprocess.h"
 #include "datasets/data_error.h"
 #include "datasets/synthetic.h"
-#include "engine/engine_error.h"
+#include "engine/api/engine_error.h"
 #include "harness/context.h"
 #include "harness/csv.h"
 #include "harness/prices.h"
 #include "harness/report.h"
 #include "harness/results.h"
 #include "harness/run_dir.h"
+#include "harness/subprocess.h"
 
 namespace sparsebench {
 namespace fs = std::filesystem;

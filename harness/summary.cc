@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 #include "harness/results.h"
 
 namespace sparsebench {

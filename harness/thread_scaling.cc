@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 #include "harness/report_text.h"
 
 namespace sparsebench {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "baselines/blas_learner.h"
-#include "engine/aligned.h"
-#include "engine/tests/test_util.h"
+#include "engine/api/tests/test_util.h"
+#include "engine/common/aligned.h"
 #ifdef SPARSEBENCH_HAVE_TORCH
 #include <torch/torch.h>
 #endif

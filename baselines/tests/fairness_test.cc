@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "baselines/blas_learner.h"
-#include "engine/sparse_learner.h"
-#include "engine/tests/test_util.h"
-#include "engine/train_defaults.h"
+#include "engine/api/tests/test_util.h"
+#include "engine/api/train_defaults.h"
+#include "engine/train/sparse_learner.h"
 #ifdef SPARSEBENCH_HAVE_TORCH
 #include <torch/cuda.h>
 

@@ -16,8 +16,8 @@
 #include "baselines/fasttext_learner.h"
 #include "datasets/metrics.h"
 #include "datasets/random.h"
-#include "engine/engine_error.h"
-#include "engine/tests/test_util.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/tests/test_util.h"
 
 namespace sparsebench {
 namespace {

@@ -5,14 +5,14 @@
 #include <numeric>
 
 #include "datasets/random.h"
-#include "engine/aligned.h"
-#include "engine/hash_family.h"
-#include "engine/lsh_config.h"
-#include "engine/network.h"
-#include "engine/neuron_selector.h"
-#include "engine/output_batch.h"
-#include "engine/row_gradients.h"
-#include "engine/sample_pass.h"
+#include "engine/common/aligned.h"
+#include "engine/lsh/hash_family.h"
+#include "engine/lsh/lsh_config.h"
+#include "engine/lsh/neuron_selector.h"
+#include "engine/model/network.h"
+#include "engine/train/output_batch.h"
+#include "engine/train/row_gradients.h"
+#include "engine/train/sample_pass.h"
 
 namespace sparsebench {
 namespace {

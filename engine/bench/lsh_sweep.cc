@@ -15,9 +15,10 @@
 
 #include "datasets/metrics.h"
 #include "datasets/reader.h"
-#include "engine/inference.h"
-#include "engine/model_io.h"
-#include "engine/sparse_learner.h"
+#include "engine/lsh/sparse_inference.h"
+#include "engine/model/inference.h"
+#include "engine/model/model_io.h"
+#include "engine/train/sparse_learner.h"
 
 namespace sparsebench {
 namespace {

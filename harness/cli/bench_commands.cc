@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine_error.h"
-#include "engine/engine_family.h"
-#include "engine/parse_number.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/engine_family.h"
+#include "engine/api/parse_number.h"
 #include "harness/cli/commands.h"
 #include "harness/compare.h"
 #include "harness/matrix.h"

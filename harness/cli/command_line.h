@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 #include "harness/cli/number_options.h"
 #include "harness/engines.h"
 

@@ -6,7 +6,7 @@
 #include <variant>
 #include <vector>
 
-#include "engine/parse_number.h"
+#include "engine/api/parse_number.h"
 
 namespace sparsebench::cli {
 

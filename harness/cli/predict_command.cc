@@ -10,8 +10,8 @@
 
 #include "datasets/data_error.h"
 #include "datasets/reader.h"
-#include "engine/engine_error.h"
-#include "engine/text_learner.h"
+#include "engine/api/engine_error.h"
+#include "engine/train/text_learner.h"
 #include "harness/cli/commands.h"
 
 namespace sparsebench::cli {

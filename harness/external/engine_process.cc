@@ -13,8 +13,8 @@
 #include <csignal>
 #include <cstring>
 
-#include "baselines/subprocess.h"
 #include "harness/external/protocol.h"
+#include "harness/subprocess.h"
 
 extern char** environ;
 

@@ -9,10 +9,11 @@
 #include <functional>
 #include <stdexcept>
 
-#include "engine/engine_error.h"
-#include "engine/parse_number.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/parse_number.h"
 #include "harness/external/protocol.h"
 #include "harness/external/rows_file.h"
+#include "harness/subprocess.h"
 
 namespace sparsebench {
 namespace fs = std::filesystem;

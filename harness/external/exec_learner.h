@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "baselines/subprocess.h"
-#include "engine/learner.h"
+#include "baselines/temp_dir.h"
+#include "engine/api/learner.h"
 #include "harness/external/engine_process.h"
 
 namespace sparsebench {

@@ -3,7 +3,7 @@
 // stop in baselines/tests/fasttext_test.cc.)
 #include <gtest/gtest.h>
 
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 #include "harness/engines.h"
 
 namespace sparsebench {

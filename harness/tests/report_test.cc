@@ -10,10 +10,11 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "baselines/subprocess.h"
+#include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/results.h"
+#include "harness/subprocess.h"
 
 namespace sparsebench {
 namespace {

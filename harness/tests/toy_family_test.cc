@@ -11,9 +11,9 @@
 
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
-#include "engine/engine_error.h"
-#include "engine/engine_family.h"
-#include "engine/spec.h"
+#include "engine/api/engine_error.h"
+#include "engine/api/engine_family.h"
+#include "engine/api/spec.h"
 #include "harness/cli/command_line.h"
 #include "harness/compare.h"
 #include "harness/matrix.h"

@@ -64,14 +64,14 @@ def options(given, defaults):
 
 
 def schedule_text(half_life):
-    """The learning-rate schedule in the words of engine/train_defaults.h's ScheduleText."""
+    """The learning-rate schedule in the words of engine/api/train_defaults.h's ScheduleText."""
     if half_life == 0:
         return "constant lr"
     return f"lr holds for {half_life} samples, then halves every {half_life}"
 
 
 def scheduled_lr(lr, half_life, samples):
-    """engine/train_defaults.h's ScheduledLr: the rate of the batch after `samples` samples."""
+    """engine/api/train_defaults.h's ScheduledLr: the rate of the batch after `samples` samples."""
     if half_life == 0 or samples <= half_life:
         return lr
     return lr * 2.0 ** (-(samples - half_life) / half_life)

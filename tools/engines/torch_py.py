@@ -7,7 +7,7 @@ summed softmax cross-entropy with target 1/k on each of a row's k labels; torch.
 on the rest (embedding_grad=sparse). The same initial weights, batches, batch order and
 learning-rate schedule as `torch` (baselines/torch_learner.cc), so that the rows differ only
 by the language around LibTorch: the weights are the engine's seeded draws
-(engine/parameters.cc), the order its seeded permutations (datasets/dataset.cc), both
+(engine/model/parameters.cc), the order its seeded permutations (datasets/dataset.cc), both
 computed at `load`, off the clock, since pure Python is slow at a C++ generator's work.
 Like `torch`, freed memory stays in the heap (glibc mallopt; malloc=glibc leaves glibc's
 defaults, under which an amazon670k-0.1 epoch took 6 times as long: tools/engines/README.md)
@@ -30,7 +30,7 @@ import protocol  # noqa: E402
 from protocol import EngineError  # noqa: E402
 
 DEFAULTS = {"hidden": 128, "embedding_grad": "dense", "device": "cpu", "malloc": "keep"}
-BETAS, EPS = (0.9, 0.999), 1e-8  # engine/parameters.h's AdamConfig defaults
+BETAS, EPS = (0.9, 0.999), 1e-8  # engine/model/parameters.h's AdamConfig defaults
 M64 = (1 << 64) - 1
 
 
@@ -90,7 +90,7 @@ def seeded_permutation(n, seed):
 
 
 def initial_weights(seed, rows, dim, fan_in, fan_out):
-    """engine/parameters.cc's Parameters::Initialize: chunks of 2^16 weights, each from its own
+    """engine/model/parameters.cc's Parameters::Initialize: chunks of 2^16 weights, each from its own
     stream, two weights a 64-bit draw; all chunks drawn at once, one numpy op a step."""
     chunk = 1 << 16
     n = rows * dim
@@ -175,7 +175,7 @@ class TorchPy:
         settings = message["settings"]
         self.threads = max(1, settings["threads"] or 1)
         self.seed = settings["seed"]
-        self.batch = settings["batch"] or 256  # engine/train_defaults.h
+        self.batch = settings["batch"] or 256  # engine/api/train_defaults.h
         self.lr = settings["lr"] or 0.005
         self.epochs = settings["epochs"] or 1
         half_life = settings.get("lr_half_life")

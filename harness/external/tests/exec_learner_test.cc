@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "baselines/epoch_loop.h"
-#include "engine/engine_family.h"
+#include "engine/api/engine_family.h"
 #include "harness/engines.h"
 #include "harness/external/protocol.h"
 #include "harness/external/tests/marked_processes.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "baselines/subprocess.h"
+#include "harness/subprocess.h"
 
 namespace sparsebench {
 

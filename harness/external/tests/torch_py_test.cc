@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/tests/test_util.h"
+#include "engine/api/tests/test_util.h"
 #include "harness/external/exec_learner.h"
 #include "harness/external/protocol.h"
 #ifdef SPARSEBENCH_HAVE_TORCH
@@ -18,7 +18,7 @@ namespace sparsebench {
 namespace {
 
 // 5,000 features x 16 hidden: the input table spans two of the initializer's 2^16-weight
-// streams (engine/parameters.cc), which torch_py.py draws all at once.
+// streams (engine/model/parameters.cc), which torch_py.py draws all at once.
 constexpr uint32_t kRows = 200, kFeatures = 5000, kLabels = 9, kBatch = 16;
 
 TrainOptions Options() {
