@@ -83,7 +83,7 @@ def check_file(root, path):
     folder = rule_folder(path)
     if folder is None:
         return [f"{path}: lies in no folder with a rule (engine/README.md, \"Rooms\"): move it into one"]
-    allowed = [a for a in RULES[folder]] + [f"not {r}" for r in REFUSED.get(folder, [])]
+    allowed = ", ".join(RULES[folder] + [f"not {r}" for r in REFUSED.get(folder, [])])
     from_tests = in_tests(path)
     errors = []
     with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
@@ -100,9 +100,11 @@ def check_file(root, path):
                                   "write its path from the source root")
                 continue
             if not is_allowed(include, folder, from_tests):
-                note = "" if from_tests else "; a tests/ folder's headers, only from tests and benchmarks"
-                errors.append(f"{path}:{number}: includes {include}, against the direction: "
-                              f"{folder} may include only {', '.join(allowed)}{note}")
+                if is_allowed(include, folder, from_tests=True):
+                    why = "a tests/ folder's headers are for tests and benchmarks only"
+                else:
+                    why = f"{folder} may include only {allowed}"
+                errors.append(f"{path}:{number}: includes {include}, against the direction: {why}")
     return errors
 
 

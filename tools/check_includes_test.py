@@ -37,7 +37,7 @@ BAD = [
     ("baselines/blas_learner.cc", "harness/subprocess.h", "baselines/ may include only"),
     ("engine/train/trainer.cc", "harness/results.h", "engine/train/ may include only"),
     ("harness/report.cc", "harness/cli/commands.h", "not harness/cli/"),
-    ("engine/model/model_io.cc", "engine/api/tests/test_util.h", "only from tests and benchmarks"),
+    ("engine/model/model_io.cc", "engine/api/tests/test_util.h", "for tests and benchmarks only"),
     ("harness/runner.cc", "fuzz/scratch.h", "harness/ may include only"),
 ]
 
