@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "baselines/fasttext_learner.h"
+#include "baselines/temp_dir.h"
 #include "datasets/metrics.h"
 #include "datasets/random.h"
 #include "engine/api/engine_error.h"

@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/cli/command_line.h"
 

@@ -10,9 +10,10 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
-#include <vector>
 #include <string>
+#include <vector>
 
+#include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
 
 namespace sparsebench {

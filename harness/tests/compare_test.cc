@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 
+#include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/csv.h"

@@ -12,6 +12,7 @@
 #include <functional>
 #include <iterator>
 
+#include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/compare.h"

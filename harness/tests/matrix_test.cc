@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
 

@@ -12,9 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <tuple>
 #include <thread>
+#include <tuple>
 
+#include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/results.h"
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/matrix.h"
 

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
 #include "engine/api/engine_error.h"

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/external/tests/marked_processes.h"
 #include "harness/results.h"
