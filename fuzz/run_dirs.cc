@@ -1,8 +1,8 @@
 // Run directories as `report` and `compare` read them: the input is split at lines "----"
 // into context.json, a results.csv and up to eight cell files of one run directory. Then
-// LoadRows, WriteResultFiles and ReadResultsCsv (the written table reads back with the same
-// rows), GroupRows, the report without plots, and Compare against a fixed baseline (with the
-// run directory and the results.csv as the current run, and the results.csv as baseline).
+// LoadRows, WriteResultFiles, ReadResultsCsv and ReadCurvesCsv (the written tables read back
+// as the same text), GroupRows, the report without plots, and Compare against a fixed baseline
+// (with the run directory and the results.csv as the current run, and the results.csv as baseline).
 // Malformed input must end in DataError naming a file; a comparison that finds no regression
 // must have had, for every baseline cell that ended ok, ok current rows with finite numbers.
 // fuzz-options: -max_len=16384
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -19,9 +20,9 @@
 #include "fuzz/fuzz_util.h"
 #include "fuzz/scratch.h"
 #include "harness/compare.h"
-#include "harness/csv.h"
 #include "harness/report.h"
 #include "harness/results.h"
+#include "harness/results_csv.h"
 #include "harness/summary.h"
 
 using namespace sparsebench;
@@ -31,33 +32,22 @@ namespace {
 
 const std::string& Baseline() {
   static const std::string path = [] {
-    std::string text = CsvLine(ResultColumns());
+    std::vector<CellResult> rows;
     for (const char* engine : {"sparse", "blas"}) {
       for (int repeat = 1; repeat <= 2; ++repeat) {
-        std::vector<std::string> f;
-        for (const std::string& c : ResultColumns()) {
-          if (c == "dataset")
-            f.push_back("d");
-          else if (c == "engine")
-            f.push_back(engine);
-          else if (c == "threads")
-            f.push_back("2");
-          else if (c == "repeat")
-            f.push_back(std::to_string(repeat));
-          else if (c == "status")
-            f.push_back("ok");
-          else if (c == "machine")
-            f.push_back("m");
-          else if (c == "train_seconds")
-            f.push_back(engine == std::string("sparse") ? "1.5" : "10");
-          else if (c == "metric_value")
-            f.push_back("0.5");
-          else
-            f.push_back("");
-        }
-        text += CsvLine(f);
+        CellResult r;
+        r.dataset = "d";
+        r.name = engine;
+        r.threads = 2;
+        r.repeat = repeat;
+        r.status = "ok";
+        r.machine = "m";
+        r.train_seconds = engine == std::string("sparse") ? 1.5 : 10;
+        r.metric_value = 0.5;
+        rows.push_back(r);
       }
     }
+    const std::string text = ResultsCsvText(rows);
     const std::string file = (fuzz::ScratchDir() / "baseline.csv").string();
     fuzz::WriteBytes(file, text);
     return file;
@@ -67,15 +57,16 @@ const std::string& Baseline() {
 
 using Key = std::tuple<std::string, std::string, int>;
 
-double Number(const nlohmann::json& row, const char* key) {
-  const auto it = row.find(key);
-  return it != row.end() && it->is_number() ? it->get<double>() : NAN;
+double Number(const std::optional<double>& v) { return v.value_or(NAN); }
+
+Key KeyOf(const CellResult& r) {
+  return {r.dataset, r.name, static_cast<int>(r.threads.value_or(0))};
 }
 
 // Compare's promise: "no regression" only when every baseline cell that ended ok has current
 // rows, each ok with a finite time and metric.
-void CheckCompare(const std::vector<nlohmann::json>& base,
-                  const std::vector<nlohmann::json>& current, const CompareOptions& options) {
+void CheckCompare(const std::vector<CellResult>& base, const std::vector<CellResult>& current,
+                  const CompareOptions& options) {
   CompareResult result;
   try {
     result = Compare(options);
@@ -88,16 +79,14 @@ void CheckCompare(const std::vector<nlohmann::json>& base,
   std::map<Key, int>
       state;  // baseline cells that ended ok -> 0: no current row, 1: all usable, 2: not
   for (const auto& r : base) {
-    if (r.value("status", "") == "ok")
-      state[{r.value("dataset", ""), r.value("engine", ""), r.value("threads", 0)}] = 0;
+    if (r.ok()) state[KeyOf(r)] = 0;
   }
   FUZZ_REQUIRE(!state.empty());
   for (const auto& r : current) {
-    const auto it =
-        state.find({r.value("dataset", ""), r.value("engine", ""), r.value("threads", 0)});
+    const auto it = state.find(KeyOf(r));
     if (it == state.end()) continue;
-    const bool usable = r.value("status", "") == "ok" && std::isfinite(Number(r, "metric_value")) &&
-                        std::isfinite(Number(r, "train_seconds"));
+    const bool usable =
+        r.ok() && std::isfinite(Number(r.metric_value)) && std::isfinite(Number(r.train_seconds));
     it->second = std::max(it->second, usable ? 1 : 2);
   }
   for (const auto& [key, s] : state) FUZZ_REQUIRE(s == 1);
@@ -126,12 +115,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 2; i < parts.size(); ++i)
     fuzz::WriteBytes(cells / ("c" + std::to_string(i) + ".json"), parts[i]);
 
-  const std::vector<nlohmann::json> base = ReadResultsCsv(Baseline());
+  const std::vector<CellResult> base = ReadResultsCsv(Baseline());
   CompareOptions options;
   options.baseline = Baseline();
 
   // The run directory: cell files.
-  std::vector<nlohmann::json> rows;
+  std::vector<CellResult> rows;
   bool loaded = true;
   try {
     rows = LoadRows({dir.string()});
@@ -141,14 +130,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (loaded) {
     FUZZ_REQUIRE(rows.size() + 2 == std::max<size_t>(parts.size(), 2));
-    WriteResultFiles({dir.string()}, out.string());
-    const std::vector<nlohmann::json> back = ReadResultsCsv((out / "results.csv").string());
+    WriteResultFiles(rows, out.string());
+    std::vector<CellResult> back = ReadResultsCsv((out / "results.csv").string());
+    ReadCurvesCsv((out / "curves.csv").string(), back);
     FUZZ_REQUIRE(back.size() == rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) {
-      for (const char* key : {"cell_id", "dataset", "engine", "status", "reason", "machine"}) {
-        FUZZ_REQUIRE(back[i].value(key, "") == rows[i].value(key, ""));
-      }
-    }
+    // The written tables read back as the same text.
+    FUZZ_REQUIRE(ResultsCsvText(back) == ResultsCsvText(rows));
+    std::set<std::pair<std::string, std::string>> cells;
+    for (const CellResult& r : rows) cells.insert({r.cell_id, r.machine});
+    if (cells.size() == rows.size()) FUZZ_REQUIRE(CurvesCsvText(back) == CurvesCsvText(rows));
     GroupRows(rows);
     ReportOptions report;
     report.run_dirs = {dir.string()};
@@ -162,7 +152,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   // The results.csv, as the current run and as a baseline.
-  std::vector<nlohmann::json> table;
+  std::vector<CellResult> table;
   try {
     table = ReadResultsCsv(csv);
   } catch (const DataError& e) {

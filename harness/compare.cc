@@ -6,13 +6,13 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
 #include "datasets/data_error.h"
 #include "engine/api/engine_family.h"
 #include "harness/results.h"
+#include "harness/results_csv.h"
 #include "harness/summary.h"
 
 namespace sparsebench {
@@ -20,15 +20,12 @@ namespace {
 
 using Key = std::tuple<std::string, std::string, int>;  // dataset, engine, threads
 
-std::vector<nlohmann::json> Load(const std::string& path, const EngineRegistry& engines) {
+std::vector<CellResult> Load(const std::string& path, const EngineRegistry& engines) {
   if (std::filesystem::is_directory(path)) return LoadRows({path}, engines);
   return ReadResultsCsv(path);
 }
 
-double Number(const nlohmann::json& row, const char* key) {
-  const auto it = row.find(key);
-  return it != row.end() && it->is_number() ? it->get<double>() : NAN;
-}
+double Number(const std::optional<double>& v) { return v.value_or(NAN); }
 
 struct Side {
   std::map<Key, std::vector<double>> times, metrics;
@@ -40,40 +37,43 @@ struct Side {
 
 // Per cell: training seconds, or (ratio mode) seconds divided by the reference engine's in
 // the same run, dataset, threads, repeat and machine.
-Side Collect(const std::vector<nlohmann::json>& rows, bool ratio, const std::string& reference) {
-  std::map<std::tuple<std::string, int, int, std::string>, double> reference_seconds;
-  for (const auto& r : rows) {
-    if (r.value("engine", "") == reference && r.value("status", "") == "ok") {
-      reference_seconds[{r.value("dataset", ""), r.value("threads", 0), r.value("repeat", 0), r.value("machine", "")}] =
-          Number(r, "train_seconds");
-    }
+Side Collect(const std::vector<CellResult>& rows, bool ratio, const std::string& reference) {
+  using Where =
+      std::tuple<std::string, int64_t, int64_t, std::string>;  // dataset, threads, repeat, machine
+  auto where = [](const CellResult& r) -> Where {
+    return {r.dataset, r.threads.value_or(0), r.repeat.value_or(0), r.machine};
+  };
+  std::map<Where, double> reference_seconds;
+  for (const CellResult& r : rows) {
+    if (r.name == reference && r.ok()) reference_seconds[where(r)] = Number(r.train_seconds);
   }
   Side side;
-  for (const auto& r : rows) {
-    const Key key{r.value("dataset", ""), r.value("engine", ""), r.value("threads", 0)};
-    side.machines.insert(r.value("machine", ""));
-    if (r.value("status", "") != "ok") {
-      side.failures[key] = r.value("status", "") + ": " + r.value("reason", "");
+  for (const CellResult& r : rows) {
+    const Key key{r.dataset, r.name, static_cast<int>(r.threads.value_or(0))};
+    side.machines.insert(r.machine);
+    if (!r.ok()) {
+      side.failures[key] = r.status + ": " + r.reason;
       continue;
     }
     // An ok row must say how long it trained and how well: a missing or NaN value would
     // otherwise drop out of the medians and pass unseen.
-    const double metric = Number(r, "metric_value");
-    double t = Number(r, "train_seconds");
-    const std::string where = fmt::format("repeat {}", r.value("repeat", 0));
+    const double metric = Number(r.metric_value);
+    double t = Number(r.train_seconds);
+    const std::string at = fmt::format("repeat {}", r.repeat.value_or(0));
     if (!std::isfinite(t) || t < 0) {
-      side.invalid[key] = where + " is ok but has no finite train_seconds";
+      side.invalid[key] = at + " is ok but has no finite train_seconds";
       continue;
     }
     if (!std::isfinite(metric)) {
-      side.invalid[key] = where + " is ok but has no finite metric_value";
+      side.invalid[key] = at + " is ok but has no finite metric_value";
       continue;
     }
     side.metrics[key].push_back(metric);
     if (ratio) {
-      const auto ref = reference_seconds.find({r.value("dataset", ""), r.value("threads", 0), r.value("repeat", 0), r.value("machine", "")});
+      const auto ref = reference_seconds.find(where(r));
       if (ref == reference_seconds.end() || !(ref->second > 0) || !std::isfinite(ref->second)) {
-        side.untimed[key] = fmt::format("{} has no ok '{}' row with a time to divide by", where, reference);
+        side.untimed[key] =
+            fmt::format("{} has no ok '{}' row with a time to divide by", at, reference);
         continue;
       }
       t /= ref->second;
@@ -148,8 +148,8 @@ CompareResult Compare(const CompareOptions& o, const EngineRegistry& engines) {
   // Nothing to compare must never read as "no regression".
   if (base_rows.empty()) throw DataError(o.baseline, 0, "the baseline has no result rows: nothing to compare against");
   std::set<std::string> machines;
-  for (const auto& r : base_rows) machines.insert(r.value("machine", ""));
-  for (const auto& r : current_rows) machines.insert(r.value("machine", ""));
+  for (const auto& r : base_rows) machines.insert(r.machine);
+  for (const auto& r : current_rows) machines.insert(r.machine);
   const bool ratio = machines.size() > 1;
   const Side base = Collect(base_rows, ratio, reference),
              current = Collect(current_rows, ratio, reference);

@@ -26,8 +26,8 @@ double Percentile(std::vector<double> values, double q) {
   return values[at];
 }
 
-nlohmann::json Latency(const Learner& learner, const Dataset& test, uint32_t samples) {
-  if (samples == 0) return {{"latency_p50_us", nullptr}, {"latency_p99_us", nullptr}};
+void SetLatency(CellResult& r, const Learner& learner, const Dataset& test, uint32_t samples) {
+  if (samples == 0) return;
   std::vector<double> micros;
   const size_t n = std::min<size_t>(samples, test.rows());
   for (size_t i = 0; i < n; ++i) {
@@ -37,12 +37,15 @@ nlohmann::json Latency(const Learner& learner, const Dataset& test, uint32_t sam
     micros.push_back(request.Stop() * 1e6);
     if (top.ids.empty()) throw std::logic_error("PredictOne returned nothing");
   }
-  return {{"latency_p50_us", Percentile(micros, 0.5)}, {"latency_p99_us", Percentile(micros, 0.99)},
-          {"latency_samples", n}};
+  r.latency_p50_us = Percentile(micros, 0.5);
+  r.latency_p99_us = Percentile(micros, 0.99);
+  r.latency_samples = n;
 }
 
 nlohmann::json OrNull(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
-nlohmann::json OrNull(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+std::optional<double> Known(double v) {
+  return std::isnan(v) ? std::nullopt : std::optional<double>(v);
+}
 
 // Everything the harness does while a learner pauses: curve points, the selection probe,
 // progress lines. None of it is on the training clock.
@@ -62,8 +65,9 @@ class PauseWork {
     double value = NAN;
     if (settings_.evals_per_epoch > 0) {
       value = MetricValue(ComputeMetrics(learner_->Predict(eval_sample_, 5), eval_sample_), settings_.metric);
-      curve_.push_back({train_seconds, p.epoch, value, recall ? OrNull(recall->active_at_5) : nullptr,
-                        recall ? OrNull(recall->labels) : nullptr});
+      curve_.push_back({train_seconds, p.epoch, Known(value),
+                        recall ? Known(recall->active_at_5) : std::nullopt,
+                        recall ? Known(recall->labels) : std::nullopt});
     }
     if (p.epoch_end) EndEpoch(p, recall);
     if (settings_.progress) Print(p, train_seconds, value, recall);
@@ -71,7 +75,7 @@ class PauseWork {
 
   double epoch() const { return epoch_; }
 
-  const nlohmann::json& curve() const { return curve_; }
+  const Curve& curve() const { return curve_; }
   const nlohmann::json& epochs() const { return epochs_; }
   const std::optional<SelectionRecall>& last_recall() const { return recall_; }
 
@@ -111,7 +115,8 @@ class PauseWork {
   const Dataset& train_;
   const MeasureSettings& settings_;
   Dataset eval_sample_, probe_rows_;
-  nlohmann::json curve_ = nlohmann::json::array(), epochs_ = nlohmann::json::array();
+  Curve curve_;
+  nlohmann::json epochs_ = nlohmann::json::array();
   std::optional<SelectionRecall> recall_;
   double last_point_ = 0, epoch_ = 0;
 };
@@ -123,16 +128,6 @@ double MetricValue(const Metrics& m, const std::string& name) {
   if (name == "p_at_3") return m.p_at_3;
   if (name == "p_at_5") return m.p_at_5;
   return m.p_at_1;
-}
-
-nlohmann::json TimeToTarget(const nlohmann::json& curve, double target) {
-  if (std::isnan(target) || !curve.is_array()) return nullptr;
-  for (const auto& point : curve) {
-    if (point.is_array() && point.size() >= 3 && point[2].is_number() && point[2].get<double>() >= target) {
-      return point[0];
-    }
-  }
-  return nullptr;
 }
 
 Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Dataset& test,
@@ -169,35 +164,34 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   const double eval_seconds = final_eval.Stop();
   const TrainSettings settings = learner->settings();
   const auto& recall = work.last_recall();
-  nlohmann::json result = {
-      {"train_seconds", train_seconds},
-      {"curve_eval_seconds", paused.seconds()},
-      {"eval_seconds", eval_seconds},
-      {"samples_per_second",
-       train_seconds > 0 ? static_cast<double>(samples) / train_seconds : 0.0},
-      {"p_at_1", m.p_at_1},
-      {"p_at_3", m.p_at_3},
-      {"p_at_5", m.p_at_5},
-      {"accuracy", OrNull(m.accuracy)},
-      {"metric", s.metric},
-      {"metric_value", MetricValue(m, s.metric)},
-      {"target", OrNull(s.target)},
-      {"time_to_target_seconds", TimeToTarget(work.curve(), s.target)},
-      {"curve", work.curve()},
-      {"epoch_details", work.epochs()},
-      {"batch", settings.batch == 0 ? nlohmann::json(nullptr) : nlohmann::json(settings.batch)},
-      {"lr", settings.lr},  // as the user wrote it (shortest round trip)
-      {"epochs", settings.epochs},
-      {"optimizer", settings.optimizer},
-      {"active_recall_at_5", recall ? OrNull(recall->active_at_5) : nullptr},
-      {"label_recall", recall ? OrNull(recall->labels) : nullptr},
-      {"model_bytes", learner->model_bytes()},
-      {"epochs_trained", work.epoch()},
-      {"train_budget_seconds",
-       s.train_budget_seconds > 0 ? nlohmann::json(s.train_budget_seconds) : nullptr}};
-  if (over_budget) result["stopped_by"] = "budget";
-  result.update(Latency(*learner, test, s.latency_samples));
-  return {std::move(result), std::move(learner)};
+  CellResult r;
+  r.train_seconds = train_seconds;
+  r.curve_eval_seconds = paused.seconds();
+  r.eval_seconds = eval_seconds;
+  r.samples_per_second = train_seconds > 0 ? static_cast<double>(samples) / train_seconds : 0.0;
+  r.p_at_1 = Known(m.p_at_1);
+  r.p_at_3 = Known(m.p_at_3);
+  r.p_at_5 = Known(m.p_at_5);
+  r.accuracy = m.accuracy ? Known(*m.accuracy) : std::nullopt;
+  r.metric = s.metric;
+  r.metric_value = Known(MetricValue(m, s.metric));
+  r.curve = work.curve();
+  r.epoch_details = work.epochs();
+  if (settings.batch != 0) r.batch = settings.batch;
+  r.lr = settings.lr;  // as the user wrote it (shortest round trip)
+  r.epochs = settings.epochs;
+  r.optimizer = settings.optimizer;
+  if (recall) {
+    r.active_recall_at_5 = Known(recall->active_at_5);
+    r.label_recall = Known(recall->labels);
+  }
+  r.model_bytes = learner->model_bytes();
+  r.epochs_trained = work.epoch();
+  if (s.train_budget_seconds > 0) r.train_budget_seconds = s.train_budget_seconds;
+  if (over_budget) r.stopped_by = "budget";
+  SetLatency(r, *learner, test, s.latency_samples);
+  SetTarget(r, s.target);
+  return {std::move(r), std::move(learner)};
 }
 
 }  // namespace sparsebench

@@ -11,6 +11,7 @@
 #include "datasets/featurizer.h"
 #include "datasets/metrics.h"
 #include "engine/api/learner.h"
+#include "harness/cell_result.h"
 
 namespace sparsebench {
 
@@ -34,7 +35,7 @@ struct MeasureSettings {
 using LearnerFactory = std::function<std::unique_ptr<Learner>(const DataShape& shape)>;
 
 struct Measurement {
-  nlohmann::json result;  // keys as in harness/README.md
+  CellResult result;  // what the child measures: no identity, machine or price
   std::unique_ptr<Learner> learner;
 };
 
@@ -51,9 +52,5 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
 // The named metric ("p_at_1", ..., "accuracy") of top-5 predictions; accuracy falls back to
 // P@1 for multi-label data.
 double MetricValue(const Metrics& metrics, const std::string& name);
-
-// Training seconds at the first curve point [seconds, epoch, value, ...] whose value reaches
-// `target`; null when none does or the target is NaN.
-nlohmann::json TimeToTarget(const nlohmann::json& curve, double target);
 
 }  // namespace sparsebench

@@ -267,12 +267,10 @@ std::string EndedText(const Group& g) {
 // An engine with no curve point by the moment of equal time: its first point says how far
 // it was then (no further, unless its metric fell).
 std::string NoPointYet(const Group& g) {
-  const nlohmann::json first = g.curves.empty() ? nlohmann::json::array() : g.curves.front();
-  if (!first.is_array() || first.empty()) return "no point yet";
-  const nlohmann::json& p = first.front();
-  if (!IsCurvePoint(p)) return "no point yet";
-  return fmt::format("no point yet; {:.4f} at its first, {} s", p[2].get<double>(),
-                     Sec(p[0].get<double>()));
+  if (g.curves.empty() || g.curves.front().empty() || !g.curves.front().front().usable())
+    return "no point yet";
+  const CurvePoint& p = g.curves.front().front();
+  return fmt::format("no point yet; {:.4f} at its first, {} s", *p.value, Sec(*p.seconds));
 }
 
 // The two comparisons at the target, both read off the curves: how long each engine took to
@@ -445,11 +443,8 @@ std::string Plot(const std::string& stem, const std::string& dataset, const std:
   std::string bars = "label\tvalue\n";
   for (const Group& g : groups) {
     std::string points;
-    const nlohmann::json first = g.curves.empty() ? nlohmann::json::array() : g.curves.front();
-    for (const auto& p : first) {
-      if (IsCurvePoint(p)) {
-        points += DataNumber(p[0].get<double>()) + "\t" + DataNumber(p[2].get<double>()) + "\t0\n";
-      }
+    for (const CurvePoint& p : g.curves.empty() ? Curve{} : g.curves.front()) {
+      if (p.usable()) points += DataNumber(*p.seconds) + "\t" + DataNumber(*p.value) + "\t0\n";
     }
     if (!points.empty()) {
       const std::string label = DataLabel(fmt::format("{} ({}t, {})", g.engine, g.threads, g.machine.substr(0, 24)));
@@ -478,13 +473,13 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
   const fs::path out(o.out_dir), plots = out / "plots";
   EnsureDirectory(o.out_dir);
   if (o.plots) EnsureDirectory(plots.string());
-  const std::vector<nlohmann::json> rows = LoadRows(o.run_dirs, engines);
+  const std::vector<CellResult> rows = LoadRows(o.run_dirs, engines);
   std::vector<nlohmann::json> contexts;
   for (const std::string& dir : o.run_dirs) ReadContexts(fs::path(dir) / "context.json", contexts);
   if (o.run_dirs.size() != 1 || fs::weakly_canonical(o.run_dirs[0]) != fs::weakly_canonical(out)) {
     WriteFileAtomically((out / "context.json").string(), nlohmann::json(contexts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
-  WriteResultFiles(o.run_dirs, o.out_dir, engines);
+  WriteResultFiles(rows, o.out_dir);
   std::string md =
       "# SparseBench report\n\nEvery number below was measured by `sparsebench run` on the "
       "machines listed; "

@@ -1,60 +1,79 @@
 #pragma once
 
-#include <cstdint>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "datasets/data_error.h"
+#include "harness/cell_result.h"
 #include "harness/engines.h"
 #include "harness/matrix.h"
 #include "harness/prices.h"
 
 namespace sparsebench {
 
-// The columns of results.csv, in order (documented in harness/README.md).
-const std::vector<std::string>& ResultColumns();
-
-// Adds what the runner knows to a cell's row: its identity, the machine, the price and the
-// costs derived from it (empty when the price is unknown).
-void AddCellFields(nlohmann::json& row, const Cell& cell, const nlohmann::json& context,
+// Adds what the runner knows to a cell's result: its identity, the machine, the price and the
+// costs derived from it (none when the price is unknown).
+void AddCellFields(CellResult& r, const Cell& cell, const nlohmann::json& context,
                    const Pricing& pricing, double cell_seconds);
 
-// cost_usd and cost_to_target_usd from the row's seconds and price_per_hour (null without a price).
-void SetCosts(nlohmann::json& row);
-
 // Resolves each row's target rule against the best dense baseline (a family `engines` marks so)
-// of its dataset (median final metric over repeats) and recomputes its time to target from its
-// curve, and the cost to it.
-void ResolveTargets(std::vector<nlohmann::json>& rows,
+// of its dataset (median final metric over repeats) and sets its time to target and costs.
+void ResolveTargets(std::vector<CellResult>& rows,
                     const EngineRegistry& engines = BuiltinEngines());
 
-// DataError(file, line, reason) unless `row` is an object whose known fields have the types
-// results.csv documents (text or number; threads, repeat and cell_index whole numbers), whose
-// target_rule parses and whose curve is a list of points with at least three numbers (or nulls).
-void CheckRow(const nlohmann::json& row, const std::string& file, uint64_t line);
+// The cell files under DIR/cells/*.json of each run directory, read once, in cell order,
+// targets resolved; DataError naming a file that is not a cell result.
+std::vector<CellResult> LoadRows(const std::vector<std::string>& run_dirs,
+                                 const EngineRegistry& engines = BuiltinEngines());
 
-// A cell file's text as a checked row (CheckRow); DataError naming `file` otherwise.
-nlohmann::json ParseCellRow(const std::string& text, const std::string& file);
+// OUT/results.csv and OUT/curves.csv of those rows, each written atomically.
+void WriteResultFiles(const std::vector<CellResult>& rows, const std::string& out_dir);
 
-// A cell file that exists, parses and says "ok": what --resume skips.
-bool IsFinishedCell(const std::string& path);
+// The results of the run directory a `sparsebench run` writes into, kept in memory: its cell
+// files are read once, when it starts (those --resume keeps), and each cell that ends is
+// written to its file and kept, so results.csv and curves.csv are regenerated without reading
+// any cell file again.
+class RunResults {
+ public:
+  using Clock = std::function<double()>;  // seconds, for when the files are due
+  explicit RunResults(std::string dir, const EngineRegistry& engines = BuiltinEngines(),
+                      Clock clock = {});
 
-// The rows under DIR/cells/*.json of each run directory, in cell order, targets resolved.
-std::vector<nlohmann::json> LoadRows(const std::vector<std::string>& run_dirs,
-                                     const EngineRegistry& engines = BuiltinEngines());
+  // DIR/cells/<stem>.json exists, is a cell result and says "ok": what --resume skips.
+  bool Finished(const std::string& stem) const;
 
-// The text of results.csv and curves.csv for those rows.
-std::string ResultsCsvText(const std::vector<nlohmann::json>& rows);
-std::string CurvesCsvText(const std::vector<nlohmann::json>& rows);
+  // Writes DIR/cells/<stem>.json and keeps the result; then the result files when due.
+  void Add(const std::string& stem, const CellResult& r);
 
-// OUT/results.csv and OUT/curves.csv from those rows, each written atomically.
-void WriteResultFiles(const std::vector<std::string>& run_dirs, const std::string& out_dir,
-                      const EngineRegistry& engines = BuiltinEngines());
+  // DIR/results.csv and DIR/curves.csv now. Until then, they are rewritten after a cell only
+  // when that costs little beside the cells: when they have no more than kRowsPerCell rows
+  // per cell added since their last writing, or a minute has passed since it. DataError
+  // naming a cell file in DIR that was not a cell result and no cell replaced.
+  void WriteFiles();
 
-// Rows read back from a results.csv (numbers as numbers; an empty number field is left out, as
-// the cell file it came from did not have it, so rows read back check as the cells did), each checked
-// with CheckRow; DataError with the file and line otherwise, or when a column it needs is missing.
-std::vector<nlohmann::json> ReadResultsCsv(const std::string& path);
-std::vector<nlohmann::json> ParseResultsCsv(const std::vector<std::vector<std::string>>& table, const std::string& path);
+  static constexpr size_t kRowsPerCell = 100;
+
+  struct Counts {
+    size_t cell_files_read = 0, writes = 0, rows_written = 0;
+  };
+  const Counts& counts() const { return counts_; }
+
+ private:
+  struct Entry {
+    std::optional<CellResult> result;
+    std::optional<DataError> error;  // the file was there but not a cell result
+  };
+  std::string dir_;
+  const EngineRegistry& engines_;
+  Clock clock_;
+  std::map<std::string, Entry> cells_;  // by file name, as the directory lists them
+  size_t added_since_write_ = 0;
+  double last_write_ = 0;
+  Counts counts_;
+};
 
 }  // namespace sparsebench

@@ -13,6 +13,7 @@
 #include "datasets/data_error.h"
 #include "datasets/synthetic.h"
 #include "engine/api/engine_error.h"
+#include "harness/cell_json.h"
 #include "harness/context.h"
 #include "harness/csv.h"
 #include "harness/prices.h"
@@ -70,42 +71,43 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
 
 namespace {
 
-// The last line of `out` that is a JSON object; an empty object when there is none.
-nlohmann::json LastJsonLine(const fs::path& out) {
-  std::ifstream in(out);
-  std::string line, json_line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.front() == '{') json_line = line;
-  }
-  nlohmann::json parsed = nlohmann::json::parse(json_line, nullptr, false);
-  return parsed.is_discarded() || !parsed.is_object() ? nlohmann::json::object() : parsed;
+CellResult Failed(const std::string& status, const std::string& reason) {
+  CellResult r;
+  r.status = status;
+  r.reason = reason;
+  return r;
 }
 
-// The child's JSON line, or a row saying why there is none.
-nlohmann::json CellOutcome(const ProcessResult& process, const fs::path& out, const fs::path& log) {
+// The child's result line, or a row saying why there is none. A child that fails says so on
+// its line where it knows why (an external engine's fault, out of memory: harness/cli/
+// train_command.cc); otherwise its last error line is the reason.
+CellResult CellOutcome(const ProcessResult& process, const fs::path& out, const fs::path& log) {
   if (!process.stopped_by.empty()) {
     const bool timeout = process.stopped_by == "timeout";
-    return {{"status", timeout ? "timeout" : "oom"},
-            {"reason", timeout ? fmt::format("killed after {:.1f} s, the matrix's max_seconds", process.seconds)
-                               : fmt::format("killed at {:.0f} MB resident, over the matrix's max_memory_mb", process.peak_rss_mb)}};
+    return Failed(
+        timeout ? "timeout" : "oom",
+        timeout ? fmt::format("killed after {:.1f} s, the matrix's max_seconds", process.seconds)
+                : fmt::format("killed at {:.0f} MB resident, over the matrix's max_memory_mb",
+                              process.peak_rss_mb));
   }
   std::string last_error = FileTail(log, 2000);
   if (const size_t at = last_error.rfind("error:"); at != std::string::npos) last_error = last_error.substr(at);
   while (!last_error.empty() && last_error.back() == '\n') last_error.pop_back();
-  if (process.signal != 0) return {{"status", "crash"}, {"reason", process.Describe() + "; " + last_error}};
-  if (process.exit_code != 0) {
-    // An external engine's misbehaviour: the child names it on stdout
-    // (harness/cli/train_command.cc).
-    if (const nlohmann::json fault = LastJsonLine(out);
-        fault.contains("status") && fault.contains("reason")) {
-      return {{"status", fault["status"]}, {"reason", fault["reason"]}};
-    }
-    const bool oom = last_error.find("bad_alloc") != std::string::npos;
-    return {{"status", oom ? "oom" : "error"}, {"reason", process.Describe() + ": " + last_error}};
+  if (process.signal != 0) return Failed("crash", process.Describe() + "; " + last_error);
+  std::optional<CellResult> line;
+  try {
+    line = ReadChildLine(out.string());
+  } catch (const DataError& e) {
+    return Failed("error", std::string("the result line is not a cell result: ") + e.what());
   }
-  nlohmann::json parsed = LastJsonLine(out);
-  if (parsed.empty()) return {{"status", "error"}, {"reason", "no result line on stdout"}};
-  return parsed;
+  if (process.exit_code != 0) {
+    if (line && !line->status.empty() && !line->ok() && !line->reason.empty())
+      return Failed(line->status, line->reason);
+    return Failed("error", process.Describe() + ": " + last_error);
+  }
+  if (!line) return Failed("error", "no result line on stdout");
+  if (line->status.empty()) return Failed("error", "the result line has no status");
+  return *line;
 }
 
 class Progress {
@@ -176,12 +178,13 @@ int RunMatrix(const RunOptions& o) {
   WriteFileAtomically((out / "context.json").string(),
                       context.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   Progress progress(cells.size());
+  RunResults results(o.out_dir);  // the cells already there, read once
   int failed = 0;
   size_t position = 0;
   for (const Cell& cell : cells) {
     ++position;
     const fs::path stem = cells_dir / CellFileStem(cell.id());
-    if (o.resume && IsFinishedCell(stem.string() + ".json")) {
+    if (o.resume && results.Finished(stem.filename().string())) {
       fmt::print(stderr, "[{}/{}] {} finished earlier, skipped\n", position, cells.size(), cell.id());
       continue;
     }
@@ -197,17 +200,14 @@ int RunMatrix(const RunOptions& o) {
     const ProcessResult process = RunProcess(CellCommand(matrix, cell, files, o.binary), stem.string() + ".out",
                                              stem.string() + ".log", limits);
     fs::remove(stem.string() + ".pid");
-    nlohmann::json row = CellOutcome(process, stem.string() + ".out", stem.string() + ".log");
+    CellResult row = CellOutcome(process, stem.string() + ".out", stem.string() + ".log");
     AddCellFields(row, cell, context, pricing, process.seconds);
-    // The reason quotes the child's stderr, cut anywhere: invalid UTF-8 becomes U+FFFD.
-    WriteFileAtomically(stem.string() + ".json", row.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    WriteResultFiles({out.string()}, out.string());
-    const std::string status = row.value("status", std::string("error"));
-    failed += status != "ok";
-    progress.End(status == "ok" ? "ok" : status + ": " + row.value("reason", std::string()), process.seconds);
+    results.Add(stem.filename().string(), row);
+    failed += !row.ok();
+    progress.End(row.ok() ? "ok" : row.status + ": " + row.reason, process.seconds);
   }
   if (o.published_path.empty()) {
-    WriteResultFiles({out.string()}, out.string());
+    results.WriteFiles();
   } else {
     WriteReport({{o.out_dir}, o.out_dir, o.prices_path, o.published_path});
   }

@@ -5,15 +5,11 @@
 #include <tuple>
 
 #include "engine/api/engine_family.h"
-#include "harness/results.h"
 
 namespace sparsebench {
 namespace {
 
-double Number(const nlohmann::json& row, const char* key) {
-  const auto it = row.find(key);
-  return it != row.end() && it->is_number() ? it->get<double>() : NAN;
-}
+double Number(const std::optional<double>& v) { return v.value_or(NAN); }
 
 void Add(std::vector<double>& values, double v) {
   if (!std::isnan(v)) values.push_back(v);
@@ -58,15 +54,13 @@ void SetEqualTime(Group& g, const std::vector<Group>& groups) {
   if (g.ok == 0 || !std::isfinite(first)) return;
   g.equal_time_seconds = first;
   std::vector<double> values;
-  for (const nlohmann::json& curve : g.curves) Add(values, MetricAt(curve, first));
+  for (const Curve& curve : g.curves) Add(values, MetricAt(curve, first));
   g.metric_at_equal_time = Summarize(values).median;
 }
 
-std::map<std::string, double> PhaseSeconds(const nlohmann::json& row) {
+std::map<std::string, double> PhaseSeconds(const CellResult& row) {
   std::map<std::string, double> phases;
-  const auto details = row.find("epoch_details");
-  if (details == row.end() || !details->is_array()) return phases;
-  for (const auto& epoch : *details) {
+  for (const auto& epoch : row.epoch_details) {
     if (!epoch.is_object()) continue;
     for (const auto& [key, value] : epoch.items()) {
       if (key.starts_with("seconds_") && value.is_number())
@@ -82,17 +76,12 @@ bool SameMachineAndThreads(const Group& a, const Group& b) {
   return a.machine == b.machine && a.threads == b.threads;
 }
 
-bool IsCurvePoint(const nlohmann::json& p) {
-  return p.is_array() && p.size() >= 3 && p[0].is_number() && p[2].is_number();
-}
-
-double MetricAt(const nlohmann::json& curve, double seconds) {
+double MetricAt(const Curve& curve, double seconds) {
   double value = NAN;
-  if (!curve.is_array()) return value;
-  for (const auto& p : curve) {
-    if (!IsCurvePoint(p)) continue;
-    if (p[0].get<double>() > seconds) break;
-    value = p[2].get<double>();
+  for (const CurvePoint& p : curve) {
+    if (!p.usable()) continue;
+    if (*p.seconds > seconds) break;
+    value = *p.value;
   }
   return value;
 }
@@ -110,60 +99,61 @@ Stat Summarize(std::vector<double> values) {
   return s;
 }
 
-std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
+std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
                                      const EngineRegistry& engines) {
   std::vector<DatasetGroups> datasets;
   std::map<std::tuple<std::string, std::string, std::string, int>, std::pair<size_t, size_t>> where;
-  for (const nlohmann::json& row : rows) {
-    const std::string dataset = row.value("dataset", "?");
+  auto text = [](const std::string& s, const char* missing) {
+    return s.empty() ? std::string(missing) : s;
+  };
+  for (const CellResult& row : rows) {
+    const std::string dataset = text(row.dataset, "?");
     auto d = std::find_if(datasets.begin(), datasets.end(), [&](const DatasetGroups& x) { return x.dataset == dataset; });
     if (d == datasets.end()) {
-      datasets.push_back({dataset,
-                          row.value("metric", "p_at_1"),
-                          row.value("target_rule", ""),
-                          Number(row, "target"),
-                          {}});
+      datasets.push_back(
+          {dataset, text(row.metric, "p_at_1"), row.target_rule, Number(row.target), {}});
       d = datasets.end() - 1;
     }
-    if (std::isnan(d->target)) d->target = Number(row, "target");
-    const auto key = std::make_tuple(dataset, row.value("machine", "?"), row.value("engine", "?"), row.value("threads", 0));
+    if (std::isnan(d->target)) d->target = Number(row.target);
+    const auto key = std::make_tuple(dataset, text(row.machine, "?"), text(row.name, "?"),
+                                     static_cast<int>(row.threads.value_or(0)));
     auto [it, fresh] = where.try_emplace(key, d - datasets.begin(), d->groups.size());
     if (fresh) {
       Group g;
       std::tie(g.dataset, g.machine, g.engine, g.threads) = key;
-      g.spec = row.value("spec", "");
-      g.metric_name = row.value("metric", "p_at_1");
+      g.spec = row.spec;
+      g.metric_name = text(row.metric, "p_at_1");
       g.dense = engines.IsDenseBaseline(g.spec);
       g.external = engines.IsExternal(g.spec);
-      g.optimizer = row.value("optimizer", "");
+      g.optimizer = row.optimizer;
       d->groups.push_back(g);
     }
     Group& g = datasets[it->second.first].groups[it->second.second];
     ++g.runs;
-    if (row.value("status", "") != "ok") {
-      g.failure = row.value("status", "?") + ": " + row.value("reason", "");
+    if (!row.ok()) {
+      g.failure = text(row.status, "?") + ": " + row.reason;
       continue;
     }
     ++g.ok;
-    Add(g.train_seconds, Number(row, "train_seconds"));
-    Add(g.metric, Number(row, "metric_value"));
-    const double to_target = Number(row, "time_to_target_seconds");
+    Add(g.train_seconds, Number(row.train_seconds));
+    Add(g.metric, Number(row.metric_value));
+    const double to_target = Number(row.time_to_target_seconds);
     g.missed += std::isnan(to_target);
     g.time_to_target.values.push_back(std::isnan(to_target) ? INFINITY : to_target);
-    Add(g.samples_per_second, Number(row, "samples_per_second"));
-    Add(g.latency_p50, Number(row, "latency_p50_us"));
-    Add(g.latency_p99, Number(row, "latency_p99_us"));
-    Add(g.peak_rss_mb, Number(row, "peak_rss_mb"));
-    Add(g.cost, Number(row, "cost_usd"));
-    Add(g.cost_to_target, Number(row, "cost_to_target_usd"));
-    Add(g.active_recall, Number(row, "active_recall_at_5"));
-    Add(g.label_recall, Number(row, "label_recall"));
-    Add(g.epochs_trained, Number(row, "epochs_trained"));
-    g.budget_stops += row.value("stopped_by", "") == "budget";
-    if (row.contains("curve")) g.curves.push_back(row["curve"]);
+    Add(g.samples_per_second, Number(row.samples_per_second));
+    Add(g.latency_p50, Number(row.latency_p50_us));
+    Add(g.latency_p99, Number(row.latency_p99_us));
+    Add(g.peak_rss_mb, Number(row.peak_rss_mb));
+    Add(g.cost, Number(row.cost_usd));
+    Add(g.cost_to_target, Number(row.cost_to_target_usd));
+    Add(g.active_recall, Number(row.active_recall_at_5));
+    Add(g.label_recall, Number(row.label_recall));
+    Add(g.epochs_trained, Number(row.epochs_trained));
+    g.budget_stops += row.stopped_by == "budget";
+    g.curves.push_back(row.curve);
     if (g.phase_seconds.empty()) {
       g.phase_seconds = PhaseSeconds(row);
-      g.phase_repeat_train_seconds = Number(row, "train_seconds");
+      g.phase_repeat_train_seconds = Number(row.train_seconds);
     }
   }
   for (DatasetGroups& d : datasets) {

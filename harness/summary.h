@@ -2,10 +2,10 @@
 
 #include <cmath>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "harness/cell_result.h"
 #include "harness/engines.h"
 
 namespace sparsebench {
@@ -45,7 +45,7 @@ struct Group {
   // and this group's curve metric at that moment (the last point at or before it; median
   // over repeats; NaN when no point is that early).
   double equal_time_seconds = NAN, metric_at_equal_time = NAN;
-  std::vector<nlohmann::json> curves;  // every ok repeat's, in order
+  std::vector<Curve> curves;  // every ok repeat's, in order
   // The engine's own phase timers (its epoch details' "seconds_NAME", by NAME), summed over the
   // epochs of the first ok repeat that has them; empty when the engine keeps none.
   std::map<std::string, double> phase_seconds;
@@ -55,12 +55,8 @@ struct Group {
 // Groups whose seconds compare: the same machine and thread count.
 bool SameMachineAndThreads(const Group& a, const Group& b);
 
-// A curve point [seconds, epoch, value, ...] whose seconds and value are numbers.
-bool IsCurvePoint(const nlohmann::json& p);
-
-// The value of the last curve point [seconds, epoch, value, ...] at or before `seconds`; NaN
-// when there is none.
-double MetricAt(const nlohmann::json& curve, double seconds);
+// The value of the last usable curve point at or before `seconds`; NaN when there is none.
+double MetricAt(const Curve& curve, double seconds);
 
 struct DatasetGroups {
   std::string dataset, metric, target_rule;
@@ -69,7 +65,7 @@ struct DatasetGroups {
 };
 
 // Rows grouped by dataset (in order of appearance), then machine, engine and threads.
-std::vector<DatasetGroups> GroupRows(const std::vector<nlohmann::json>& rows,
+std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
                                      const EngineRegistry& engines = BuiltinEngines());
 
 }  // namespace sparsebench

@@ -15,6 +15,7 @@
 #include "datasets/reader.h"
 #include "engine/api/engine_family.h"
 #include "engine/model/model_io.h"
+#include "harness/cell_json.h"
 #include "harness/cli/commands.h"
 #include "harness/engines.h"
 #include "harness/external/protocol.h"
@@ -96,23 +97,30 @@ void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
   };
   Measurement measured = TrainAndMeasure(make, train, test, settings, featurizer ? &*featurizer : nullptr);
   const Learner& learner = *measured.learner;
-  nlohmann::json line = {{"engine", learner.spec()},  // after training: data-dependent choices resolved
-                         {"dataset", DatasetName(args.train)},
-                         {"threads", args.options.threads},
-                         {"seed", args.options.seed},
-                         {"load_seconds", load_seconds}};
-  line.update(measured.result);
+  CellResult& r = measured.result;
+  r.spec = learner.spec();  // after training: data-dependent choices resolved
+  r.dataset = DatasetName(args.train);
+  r.threads = args.options.threads;
+  r.seed = args.options.seed;
+  r.load_seconds = load_seconds;
   if (!args.save.empty()) learner.Save(args.save);
   measured.learner->Finish();
-  const std::map<std::string, std::string> context = learner.context();
+  r.context = learner.context();
   // An external engine's process tree holds its own copy of the model and data.
-  const auto engine_rss = context.find("engine_peak_rss_mb");
-  line["peak_rss_mb"] =
-      PeakRssMb() + (engine_rss == context.end() ? 0.0 : std::stod(engine_rss->second));
-  line["context"] = context;
-  line["status"] = "ok";
-  // Paths and names may hold any bytes: invalid UTF-8 becomes U+FFFD rather than an exception.
-  fmt::print("{}\n", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  const auto engine_rss = r.context.find("engine_peak_rss_mb");
+  r.peak_rss_mb =
+      PeakRssMb() + (engine_rss == r.context.end() ? 0.0 : std::stod(engine_rss->second));
+  r.status = "ok";
+  WriteChildLine(r, stdout);
+}
+
+// A result line saying why the cell failed: the runner's row then has the child's status.
+void FailedLine(const std::string& status, const std::string& reason, const std::string& spec) {
+  CellResult r;
+  r.status = status;
+  r.reason = reason;
+  r.spec = spec;
+  WriteChildLine(r, stdout);
 }
 
 }  // namespace
@@ -173,10 +181,10 @@ void AddTrainCommand(CLI::App& app, NumberOptions& numbers, const EngineRegistry
       RunTrain(*args, engines);
     } catch (const EngineFault& fault) {
       // The row's status says which misbehaviour; stderr gets the reason as for any error.
-      const nlohmann::json line = {
-          {"status", fault.status()}, {"reason", fault.what()}, {"engine", args->engine}};
-      fmt::print("{}\n", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      std::fflush(stdout);
+      FailedLine(fault.status(), fault.what(), args->engine);
+      throw;
+    } catch (const std::bad_alloc&) {
+      FailedLine("oom", "out of memory (std::bad_alloc)", args->engine);
       throw;
     }
   });

@@ -19,6 +19,7 @@
 #include "harness/csv.h"
 #include "harness/matrix.h"
 #include "harness/results.h"
+#include "harness/results_csv.h"
 
 namespace sparsebench {
 namespace {
@@ -107,11 +108,10 @@ TEST(RunDirectoryReaders, OpenOnlyRegularFiles) {
   ::alarm(60);  // the old readers never return: end the test rather than hang the suite
   const std::vector<std::pair<std::string, std::function<void()>>> readers = {
       {cell, [&] { LoadRows({dir.file("run")}); }},
+      {cell, [&] { RunResults results(dir.file("run")); }},
       {csv, [&] { ReadResultsCsv(csv); }},
-      {csv,
-       [&] {
-         Compare({csv, csv});
-       }},
+      {csv, [&] {
+         Compare({csv, csv}); }},
       {matrix, [&] { ReadMatrix(matrix); }},
   };
   for (const auto& [file, read] : readers) {
@@ -123,7 +123,6 @@ TEST(RunDirectoryReaders, OpenOnlyRegularFiles) {
       EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
     }
   }
-  EXPECT_FALSE(IsFinishedCell(cell));
   ::alarm(0);
 }
 
@@ -132,6 +131,7 @@ TEST(RunDirectoryReaders, OpenOnlyRegularFiles) {
 // (threads "two") was skipped, so the run could never make its report.
 TEST(RunDirectoryReaders, ResumeRerunsCellsWhoseFileIsNotAValidOkRow) {
   testing::TempDir dir;
+  fs::create_directories(dir.file("run/cells"));
   const std::vector<std::pair<std::string, bool>> cases = {
       {R"({"status": "ok", "threads": 2})", true},
       {R"({"status": "crash"})", false},
@@ -140,13 +140,12 @@ TEST(RunDirectoryReaders, ResumeRerunsCellsWhoseFileIsNotAValidOkRow) {
       {R"({"status": "ok", "curve": [[1]]})", false},
       {"not json", false},
   };
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const std::string file = dir.file(std::to_string(i) + ".json");
-    std::ofstream(file) << cases[i].first;
-    EXPECT_EQ(IsFinishedCell(file), cases[i].second) << cases[i].first;
-  }
-  EXPECT_FALSE(IsFinishedCell(dir.file("missing.json")));
-  EXPECT_FALSE(IsFinishedCell(dir.path()));
+  for (size_t i = 0; i < cases.size(); ++i)
+    std::ofstream(dir.file("run/cells/" + std::to_string(i) + ".json")) << cases[i].first;
+  const RunResults results(dir.file("run"));
+  for (size_t i = 0; i < cases.size(); ++i)
+    EXPECT_EQ(results.Finished(std::to_string(i)), cases[i].second) << cases[i].first;
+  EXPECT_FALSE(results.Finished("missing"));
 }
 
 // A cell file or matrix far larger than any the harness writes is refused by its size, before

@@ -14,6 +14,7 @@
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/results.h"
+#include "harness/results_csv.h"
 #include "harness/subprocess.h"
 
 namespace sparsebench {
@@ -114,15 +115,16 @@ TEST(Report, ResultsCsvReadsBackWhatTheCellFilesHeld) {
   nlohmann::json null_metric = Cell("d", "blas", 1);
   null_metric["metric_value"] = nullptr;
   const std::string run = RunDir(dir, "run", {no_threads.dump(), null_metric.dump()});
-  const std::vector<nlohmann::json> rows = LoadRows({run});
-  WriteResultFiles({run}, run);
-  const std::vector<nlohmann::json> back = ReadResultsCsv(run + "/results.csv");
+  const std::vector<CellResult> rows = LoadRows({run});
+  WriteResultFiles(rows, run);
+  const std::vector<CellResult> back = ReadResultsCsv(run + "/results.csv");
   ASSERT_EQ(back.size(), rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
-    EXPECT_EQ(back[i].contains("threads"), rows[i].contains("threads")) << i;
-    EXPECT_EQ(back[i].value("engine", ""), rows[i].value("engine", ""));
+    EXPECT_EQ(back[i].threads.has_value(), rows[i].threads.has_value()) << i;
+    EXPECT_EQ(back[i].name, rows[i].name);
   }
-  EXPECT_FALSE(back[1].contains("metric_value"));
+  EXPECT_FALSE(back[1].metric_value);
+  EXPECT_EQ(ResultsCsvText(back), ResultsCsvText(rows));
 }
 
 // Issue 13: a context.json without price_per_hour tripped an assertion in nlohmann-json

@@ -17,7 +17,7 @@
 
 #include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
-#include "harness/results.h"
+#include "harness/results_csv.h"
 
 extern char** environ;
 
@@ -111,10 +111,10 @@ TEST(RunMatrix, KilledCellIsReportedAndResumeCompletesTheMatrix) {
 
   auto rows = ReadResultsCsv(out + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0]["status"], "ok");
-  EXPECT_EQ(rows[1]["status"], "crash");
-  EXPECT_NE(rows[1]["reason"].get<std::string>().find("signal 9"), std::string::npos) << rows[1]["reason"];
-  EXPECT_EQ(rows[2]["status"], "ok");
+  EXPECT_EQ(rows[0].status, "ok");
+  EXPECT_EQ(rows[1].status, "crash");
+  EXPECT_NE(rows[1].reason.find("signal 9"), std::string::npos) << rows[1].reason;
+  EXPECT_EQ(rows[2].status, "ok");
   const auto first_time = fs::last_write_time(out + "/cells/amazon670k__first__t1__r1.json");
 
   std::vector<std::string> resume = command;
@@ -122,7 +122,7 @@ TEST(RunMatrix, KilledCellIsReportedAndResumeCompletesTheMatrix) {
   EXPECT_EQ(RunBinary(resume), 0);
   rows = ReadResultsCsv(out + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
-  for (const auto& row : rows) EXPECT_EQ(row["status"], "ok") << row["cell_id"];
+  for (const auto& row : rows) EXPECT_EQ(row.status, "ok") << row.cell_id;
   EXPECT_EQ(fs::last_write_time(out + "/cells/amazon670k__first__t1__r1.json"), first_time);  // skipped
   EXPECT_TRUE(fs::exists(out + "/report.md"));
 }
@@ -140,8 +140,8 @@ TEST(RunMatrix, TimeLimitBecomesATimeoutRow) {
   ASSERT_EQ(RunBinary({SPARSEBENCH_BINARY, "run", "--matrix", quick, "--out", dir.file("quick"), "--data", dir.file("data")}), 0);
   double slowest = 0;
   for (const auto& row : ReadResultsCsv(dir.file("quick") + "/results.csv")) {
-    ASSERT_EQ(row["status"], "ok") << row["reason"];
-    slowest = std::max(slowest, row["cell_seconds"].get<double>());
+    ASSERT_EQ(row.status, "ok") << row.reason;
+    slowest = std::max(slowest, row.cell_seconds.value_or(NAN));
   }
   const double limit = std::max(2.0, 10 * slowest);
   text.replace(text.find("max_seconds = 3600"), 18, fmt::format("max_seconds = {:.1f}", limit));
@@ -150,11 +150,11 @@ TEST(RunMatrix, TimeLimitBecomesATimeoutRow) {
   EXPECT_EQ(RunBinary({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", dir.file("out"), "--data", dir.file("data")}), 0);
   const auto rows = ReadResultsCsv(dir.file("out") + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0]["status"], "ok") << rows[0]["reason"];
-  EXPECT_EQ(rows[1]["status"], "timeout") << rows[1]["reason"];
-  EXPECT_NE(rows[1]["reason"].get<std::string>().find("the matrix's max_seconds"), std::string::npos) << rows[1]["reason"];
-  EXPECT_GE(rows[1]["cell_seconds"].get<double>(), limit);
-  EXPECT_EQ(rows[2]["status"], "ok") << rows[2]["reason"];
+  EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
+  EXPECT_EQ(rows[1].status, "timeout") << rows[1].reason;
+  EXPECT_NE(rows[1].reason.find("the matrix's max_seconds"), std::string::npos) << rows[1].reason;
+  EXPECT_GE(rows[1].cell_seconds.value_or(NAN), limit);
+  EXPECT_EQ(rows[2].status, "ok") << rows[2].reason;
 }
 
 // Issue 13: two runs into one --out ran at once, each skewing the other's timings.
@@ -236,7 +236,7 @@ TEST(RunMatrix, OtherResultsInOutAreRefusedUnlessResumedOrOverwritten) {
   };
   auto engines = [&] {
     std::vector<std::string> names;
-    for (const auto& row : ReadResultsCsv(out + "/results.csv")) names.push_back(row["cell_id"].get<std::string>());
+    for (const auto& row : ReadResultsCsv(out + "/results.csv")) names.push_back(row.cell_id);
     return names;
   };
   ASSERT_EQ(run(one, {}).first, 0);

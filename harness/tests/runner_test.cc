@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/matrix.h"
+#include "harness/results_csv.h"
 
 namespace sparsebench {
 namespace {
@@ -78,6 +80,45 @@ engines = [ { spec = "torch" } ]
   const auto relative = CellCommand(m, cells[2], files, "bin");
   EXPECT_EQ(std::count(relative.begin(), relative.end(), "--target"), 0);
   EXPECT_EQ(Flag(relative, "--train-budget-seconds"), "60");  // the matrix's
+}
+
+// The row's status comes from what the child says on its result line, or from the runner's
+// own watch, never from the words in its log: a child that caught std::bad_alloc says "oom",
+// and an error that merely mentions bad_alloc is an error.
+TEST(RunMatrix, OutOfMemoryIsWhatTheChildReports) {
+  testing::TempDir dir;
+  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml"),
+                    child = dir.file("child.sh");
+  std::ofstream(data) << "1 2 2\n0 0:1\n";
+  std::ofstream(matrix)
+      << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \"" << data
+      << "\"\ntest = \"" << data
+      << "\"\nengines = [ { spec = \"blas\" }, { spec = \"torch\" }, { spec = \"sparse\" } ]\n";
+  std::ofstream(child) << R"sh(#!/bin/sh
+case "$3" in
+  blas) echo '{"status":"oom","reason":"out of memory (std::bad_alloc)","spec":"blas"}'
+        echo "error: std::bad_alloc" >&2; exit 1;;
+  torch) echo "error: cannot open /data/bad_alloc.txt" >&2; exit 2;;
+  *) echo '{"status":"ok","spec":"sparse","train_seconds":1.5,"metric_value":0.5}';;
+esac
+)sh";
+  std::filesystem::permissions(child, std::filesystem::perms::owner_all);
+  RunOptions o;
+  o.matrix_path = matrix;
+  o.out_dir = dir.file("out");
+  o.data_dir = dir.file("data");
+  o.binary = child;
+  EXPECT_EQ(RunMatrix(o), 2);
+  const std::vector<CellResult> rows = ReadResultsCsv(o.out_dir + "/results.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].status, "oom");
+  EXPECT_EQ(rows[0].reason, "out of memory (std::bad_alloc)");
+  EXPECT_EQ(rows[1].status, "error");
+  EXPECT_NE(rows[1].reason.find("cannot open /data/bad_alloc.txt"), std::string::npos)
+      << rows[1].reason;
+  EXPECT_EQ(rows[2].status, "ok");
+  EXPECT_EQ(rows[2].spec, "sparse");
+  EXPECT_EQ(rows[2].train_seconds, 1.5);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/cell_json.h"
+
 namespace sparsebench {
 namespace {
 
@@ -27,6 +29,17 @@ nlohmann::json Row(const std::string& engine, const std::string& spec, const std
       {"curve", curve}};
 }
 
+// Rows as their cell files hold them.
+std::vector<DatasetGroups> GroupJson(const std::vector<nlohmann::json>& rows) {
+  std::vector<CellResult> cells;
+  for (const nlohmann::json& row : rows) cells.push_back(FromJson(row, "row", 0));
+  return GroupRows(cells);
+}
+
+Curve ToCurve(const nlohmann::json& points) {
+  return FromJson({{"curve", points}}, "curve", 0).curve;
+}
+
 Group Find(const std::vector<DatasetGroups>& d, const std::string& engine,
            const std::string& machine = "A") {
   for (const Group& g : d.at(0).groups) {
@@ -38,12 +51,12 @@ Group Find(const std::vector<DatasetGroups>& d, const std::string& engine,
 TEST(Speedup, IsARatioOnlyWithinOneMachine) {
   std::vector<nlohmann::json> rows = {Row("sparse", "sparse", "A", 10, 50),
                                       Row("blas", "blas", "B", 100, 200)};
-  const Group& alone = Find(GroupRows(rows), "sparse");
+  const Group& alone = Find(GroupJson(rows), "sparse");
   EXPECT_TRUE(std::isnan(alone.speedup));
   EXPECT_EQ(alone.speedup_note, "different machines");
 
   rows.push_back(Row("torch", "torch", "A", 50, 200));
-  const auto groups = GroupRows(rows);
+  const auto groups = GroupJson(rows);
   EXPECT_DOUBLE_EQ(Find(groups, "sparse").speedup, 5.0);  // not 10: blas ran elsewhere
   EXPECT_FALSE(Find(groups, "sparse").speedup_lower_bound);
   EXPECT_DOUBLE_EQ(Find(groups, "blas", "B").speedup, 1.0);
@@ -53,22 +66,22 @@ TEST(Speedup, IsALowerBoundWhenADenseBaselineStoppedShortOfTheTarget) {
   // Its budget stopped blas at 2,400 s short of the target: its time to target lies beyond.
   std::vector<nlohmann::json> rows = {Row("sparse", "sparse", "A", 100, 500),
                                       Row("blas", "blas", "A", NAN, 2400)};
-  const Group& finished = Find(GroupRows(rows), "sparse");  // all its epochs: it never gets there
+  const Group& finished = Find(GroupJson(rows), "sparse");  // all its epochs: it never gets there
   EXPECT_TRUE(std::isnan(finished.speedup));
   EXPECT_EQ(finished.speedup_note, "");
   rows[1]["stopped_by"] = "budget";
-  const Group& bound = Find(GroupRows(rows), "sparse");
+  const Group& bound = Find(GroupJson(rows), "sparse");
   EXPECT_DOUBLE_EQ(bound.speedup, 24.0);
   EXPECT_TRUE(bound.speedup_lower_bound);
 
   rows.push_back(Row("torch", "torch", "A", 1000, 2400));  // reached, before blas's 2,400 s
-  const Group& exact = Find(GroupRows(rows), "sparse");
+  const Group& exact = Find(GroupJson(rows), "sparse");
   EXPECT_DOUBLE_EQ(exact.speedup, 10.0);
   EXPECT_FALSE(exact.speedup_lower_bound);
 
   rows.back() = Row("torch", "torch", "A", 3000, 3600);  // reached, but after blas's 2,400 s
   rows.back()["stopped_by"] = "budget";
-  const Group& still_bound = Find(GroupRows(rows), "sparse");
+  const Group& still_bound = Find(GroupJson(rows), "sparse");
   EXPECT_DOUBLE_EQ(still_bound.speedup, 24.0);
   EXPECT_TRUE(still_bound.speedup_lower_bound);
 }
@@ -77,7 +90,7 @@ TEST(EqualTime, EachEngineIsReadAtTheMomentTheFirstReachedTheTarget) {
   const nlohmann::json sparse = {{40.0, 1.0, 0.1}, {100.0, 2.0, 0.16}};
   const nlohmann::json blas = {{60.0, 0.1, 0.05}, {120.0, 0.2, 0.09}};
   const nlohmann::json late = {{150.0, 0.1, 0.12}};
-  const auto groups = GroupRows(
+  const auto groups = GroupJson(
       {Row("sparse", "sparse", "A", 100, 200, sparse), Row("blas", "blas", "A", 2000, 2400, blas),
        Row("torch", "torch", "A", NAN, 2400, late), Row("other", "blas", "B", 5, 10)});
   for (const char* engine : {"sparse", "blas", "torch"})
@@ -89,7 +102,7 @@ TEST(EqualTime, EachEngineIsReadAtTheMomentTheFirstReachedTheTarget) {
 }
 
 TEST(EqualTime, MetricAtTakesTheLastPointAtOrBefore) {
-  const nlohmann::json curve = {{1.0, 0.5, 0.1}, {2.0, 1.0, 0.2}, {3.0, 1.5, 0.3}};
+  const Curve curve = ToCurve({{1.0, 0.5, 0.1}, {2.0, 1.0, 0.2}, {3.0, 1.5, 0.3}});
   EXPECT_TRUE(std::isnan(MetricAt(curve, 0.5)));
   EXPECT_DOUBLE_EQ(MetricAt(curve, 2.0), 0.2);
   EXPECT_DOUBLE_EQ(MetricAt(curve, 2.9), 0.2);

@@ -32,6 +32,7 @@ class ToyLearner : public Learner {
   ToyLearner(const std::string& text, const DataShape& shape) : counts_(shape.labels, 0) {
     Spec spec = Spec::Parse(text);
     oracle_ = spec.Int("oracle", 0, 0, 1) == 1;
+    oom_ = spec.Int("oom", 0, 0, 1) == 1;
     role_ = spec.String("role", "none");
     spec.Finish();
     if (role_ != "none" && role_ != "subject" && role_ != "random" && role_ != "all") {
@@ -43,6 +44,7 @@ class ToyLearner : public Learner {
   }
   TrainSettings settings() const override { return {1, 0.1, 1, "counting labels"}; }
   void Train(const Dataset& train, const PausePlan& plan) override {
+    if (oom_) throw std::bad_alloc();
     for (size_t r = 0; r < train.rows(); ++r) {
       for (uint32_t label : train.labels(r)) ++counts_[label];
       if (r + 1 < train.rows()) continue;
@@ -87,7 +89,7 @@ class ToyLearner : public Learner {
   }
 
   std::vector<uint64_t> counts_;
-  bool oracle_ = false;
+  bool oracle_ = false, oom_ = false;
   std::string role_;
 };
 
@@ -132,7 +134,7 @@ std::string ToyData(const testing::TempDir& dir) {
 
 // `sparsebench train` in this process, with these engines: its JSON line.
 nlohmann::json Train(const EngineRegistry& engines, const std::string& spec,
-                     const std::string& data) {
+                     const std::string& data, int exit_status = 0) {
   cli::CommandLine command_line(engines);
   const std::vector<std::string> args = {
       "sparsebench", "train", "--engine",          spec,     "--train",           data,
@@ -143,7 +145,7 @@ nlohmann::json Train(const EngineRegistry& engines, const std::string& spec,
   ::testing::internal::CaptureStdout();
   const int status = command_line.Run(static_cast<int>(argv.size()), argv.data());
   const std::string out = ::testing::internal::GetCapturedStdout();
-  EXPECT_EQ(status, 0) << spec;
+  EXPECT_EQ(status, exit_status) << spec;
   return nlohmann::json::parse(out, nullptr, false);
 }
 
@@ -154,8 +156,7 @@ std::string RunDir(const testing::TempDir& dir, const std::string& name, const s
   fs::create_directories(run / "cells");
   for (size_t i = 0; i < cells.size(); ++i) {
     nlohmann::json row = cells[i].second;
-    row["spec"] = row["engine"];
-    row["engine"] = cells[i].first;
+    row["engine"] = cells[i].first;  // the matrix's label; the line holds the spec
     row["cell_id"] = "toydata/" + cells[i].first + "/t1/r0";
     row["cell_index"] = i;
     row["repeat"] = 0;
@@ -199,6 +200,15 @@ TEST(ToyFamily, EnginesCommandListsIt) {
   EXPECT_NE(out.find("fasttext"), std::string::npos) << out;
 }
 
+// An engine that runs out of memory: the child's line says so, the runner takes its status.
+TEST(ToyFamily, OutOfMemoryIsTheChildsStatus) {
+  testing::TempDir dir;
+  const nlohmann::json line = Train(WithToy(), "toy:oom=1", ToyData(dir), 1);
+  EXPECT_EQ(line.value("status", ""), "oom") << line.dump();
+  EXPECT_EQ(line.value("reason", ""), "out of memory (std::bad_alloc)");
+  EXPECT_EQ(line.value("spec", ""), "toy:oom=1");
+}
+
 TEST(ToyFamily, MatrixAcceptsItsSpecs) {
   testing::TempDir dir;
   const std::string path = dir.file("m.toml");
@@ -215,7 +225,8 @@ TEST(ToyFamily, FlowsThroughTrainResultsCompareAndReport) {
   const nlohmann::json oracle = Train(engines, "toy:oracle=1,role=subject", data);
   const nlohmann::json counter = Train(engines, "toy:role=random", data);
   ASSERT_EQ(oracle.value("status", ""), "ok") << oracle.dump();
-  EXPECT_EQ(oracle.value("engine", ""), "toy:oracle=1,role=subject");
+  EXPECT_EQ(oracle.value("spec", ""), "toy:oracle=1,role=subject");
+  EXPECT_FALSE(oracle.contains("engine"));  // the child knows no matrix label
   EXPECT_EQ(oracle.value("optimizer", ""), "counting labels");
   EXPECT_DOUBLE_EQ(oracle.value("p_at_1", 0.0), 1.0);
   EXPECT_NEAR(counter.value("p_at_1", 0.0), 2.0 / 6, 1e-9);  // label 0: two rows of six
@@ -224,8 +235,8 @@ TEST(ToyFamily, FlowsThroughTrainResultsCompareAndReport) {
   const std::string run = RunDir(dir, "run", "m1", {{"oracle", oracle}, {"counter", counter}});
   const auto rows = LoadRows({run}, engines);
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_NEAR(rows[0].value("target", 0.0), 0.9, 1e-12);
-  EXPECT_TRUE(LoadRows({run})[0]["target"].is_null());  // the built-in registry knows no toy
+  EXPECT_NEAR(rows[0].target.value_or(0.0), 0.9, 1e-12);
+  EXPECT_FALSE(LoadRows({run})[0].target);  // the built-in registry knows no toy
 
   // Compare: across machines, ratios to the registry's first dense baseline.
   const std::string other = RunDir(dir, "other", "m2", {{"oracle", oracle}, {"counter", counter}});

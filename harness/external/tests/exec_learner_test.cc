@@ -13,6 +13,7 @@
 
 #include "baselines/epoch_loop.h"
 #include "engine/api/engine_family.h"
+#include "harness/cell_json.h"
 #include "harness/engines.h"
 #include "harness/external/protocol.h"
 #include "harness/external/tests/marked_processes.h"
@@ -136,13 +137,13 @@ TEST(ExecLearner, TheClockHoldsTrainingAndNothingElse) {
   m.learner->Finish();
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double train_seconds = m.result["train_seconds"].get<double>();
+  const double train_seconds = m.result.train_seconds.value_or(NAN);
   const int pauses = kEpochs * kPauses;
   EXPECT_GE(train_seconds, pauses * kStep);
   // Loading and every prediction (one a pause, the final one, no latency samples) are outside.
   EXPECT_LE(train_seconds, wall - kLoad - (pauses + 1) * kPredict);
-  EXPECT_GE(m.result["curve_eval_seconds"].get<double>(), pauses * kPredict);
-  const nlohmann::json& curve = m.result["curve"];
+  EXPECT_GE(m.result.curve_eval_seconds.value_or(NAN), pauses * kPredict);
+  const nlohmann::json curve = ToJson(m.result)["curve"];
   ASSERT_EQ(curve.size(), static_cast<size_t>(pauses));
   for (size_t i = 0; i < curve.size(); ++i) {
     EXPECT_DOUBLE_EQ(curve[i][1].get<double>(), 0.5 * static_cast<double>(i + 1));

@@ -9,7 +9,7 @@
 #include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/external/tests/marked_processes.h"
-#include "harness/results.h"
+#include "harness/results_csv.h"
 #include "harness/runner.h"
 
 namespace sparsebench {
@@ -59,12 +59,11 @@ engines = [
   EXPECT_EQ(RunMatrix(o), 3);
   const auto rows = ReadResultsCsv(o.out_dir + "/results.csv");
   ASSERT_EQ(rows.size(), 4u);
-  EXPECT_EQ(rows[0]["status"], "ok") << rows[0]["reason"];
-  EXPECT_EQ(rows[1]["status"], "timeout") << rows[1]["reason"];
-  EXPECT_EQ(rows[2]["status"], "oom") << rows[2]["reason"];
-  EXPECT_EQ(rows[3]["status"], "invalid") << rows[3]["reason"];
-  EXPECT_NE(rows[3]["reason"].get<std::string>().find("label id 0 twice"), std::string::npos)
-      << rows[3]["reason"];
+  EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
+  EXPECT_EQ(rows[1].status, "timeout") << rows[1].reason;
+  EXPECT_EQ(rows[2].status, "oom") << rows[2].reason;
+  EXPECT_EQ(rows[3].status, "invalid") << rows[3].reason;
+  EXPECT_NE(rows[3].reason.find("label id 0 twice"), std::string::npos) << rows[3].reason;
   EXPECT_EQ(MarkedProcessesRunning(), 0);
 }
 
