@@ -6,6 +6,13 @@
 
 namespace sparsebench {
 
+CellResult FailedCell(const std::string& status, const std::string& reason) {
+  CellResult r;
+  r.status = status;
+  r.reason = reason;
+  return r;
+}
+
 const std::vector<Column>& Columns() {
   using R = CellResult;
   static const std::vector<Column> columns = {

@@ -53,6 +53,9 @@ struct CellResult {
   bool ok() const { return status == "ok"; }
 };
 
+// A cell that ended without its figures: its status and why.
+CellResult FailedCell(const std::string& status, const std::string& reason);
+
 // One field of CellResult under its name in the files.
 struct Column {
   using Member =

@@ -71,20 +71,13 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
 
 namespace {
 
-CellResult Failed(const std::string& status, const std::string& reason) {
-  CellResult r;
-  r.status = status;
-  r.reason = reason;
-  return r;
-}
-
 // The child's result line, or a row saying why there is none. A child that fails says so on
 // its line where it knows why (an external engine's fault, out of memory: harness/cli/
 // train_command.cc); otherwise its last error line is the reason.
 CellResult CellOutcome(const ProcessResult& process, const fs::path& out, const fs::path& log) {
   if (!process.stopped_by.empty()) {
     const bool timeout = process.stopped_by == "timeout";
-    return Failed(
+    return FailedCell(
         timeout ? "timeout" : "oom",
         timeout ? fmt::format("killed after {:.1f} s, the matrix's max_seconds", process.seconds)
                 : fmt::format("killed at {:.0f} MB resident, over the matrix's max_memory_mb",
@@ -93,20 +86,20 @@ CellResult CellOutcome(const ProcessResult& process, const fs::path& out, const 
   std::string last_error = FileTail(log, 2000);
   if (const size_t at = last_error.rfind("error:"); at != std::string::npos) last_error = last_error.substr(at);
   while (!last_error.empty() && last_error.back() == '\n') last_error.pop_back();
-  if (process.signal != 0) return Failed("crash", process.Describe() + "; " + last_error);
+  if (process.signal != 0) return FailedCell("crash", process.Describe() + "; " + last_error);
   std::optional<CellResult> line;
   try {
     line = ReadChildLine(out.string());
   } catch (const DataError& e) {
-    return Failed("error", std::string("the result line is not a cell result: ") + e.what());
+    return FailedCell("error", std::string("the result line is not a cell result: ") + e.what());
   }
   if (process.exit_code != 0) {
     if (line && !line->status.empty() && !line->ok() && !line->reason.empty())
-      return Failed(line->status, line->reason);
-    return Failed("error", process.Describe() + ": " + last_error);
+      return FailedCell(line->status, line->reason);
+    return FailedCell("error", process.Describe() + ": " + last_error);
   }
-  if (!line) return Failed("error", "no result line on stdout");
-  if (line->status.empty()) return Failed("error", "the result line has no status");
+  if (!line) return FailedCell("error", "no result line on stdout");
+  if (line->status.empty()) return FailedCell("error", "the result line has no status");
   return *line;
 }
 

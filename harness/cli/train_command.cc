@@ -116,9 +116,7 @@ void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
 
 // A result line saying why the cell failed: the runner's row then has the child's status.
 void FailedLine(const std::string& status, const std::string& reason, const std::string& spec) {
-  CellResult r;
-  r.status = status;
-  r.reason = reason;
+  CellResult r = FailedCell(status, reason);
   r.spec = spec;
   WriteChildLine(r, stdout);
 }
