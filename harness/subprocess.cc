@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "harness/process_tree.h"
+
 extern char** environ;
 
 namespace sparsebench {
@@ -83,19 +85,6 @@ int WaitFor(pid_t pid) {
 
 namespace {
 
-double SessionRssMb(pid_t session) {
-  double mb = 0;
-  for (const ProcessInfo& p : ListProcesses()) mb += p.session == session ? p.rss_mb : 0;
-  return mb;
-}
-
-void KillSession(pid_t session) {
-  kill(-session, SIGKILL);
-  for (const ProcessInfo& p : ListProcesses()) {
-    if (p.session == session && p.state != 'Z') kill(p.pid, SIGKILL);
-  }
-}
-
 ProcessResult Spawn(const std::vector<std::string>& argv, const std::filesystem::path& stdout_file,
                     const std::filesystem::path& stderr_file, const ProcessLimits* limits) {
   std::vector<char*> args;
@@ -126,6 +115,7 @@ ProcessResult Spawn(const std::vector<std::string>& argv, const std::filesystem:
   };
   ProcessResult result;
   int status = 0;
+  TreeMeter meter(pid, true);
   if (limits == nullptr) {
     status = WaitFor(pid);
   } else {
@@ -134,12 +124,13 @@ ProcessResult Spawn(const std::vector<std::string>& argv, const std::filesystem:
       if (done == pid) break;
       if (done < 0 && errno != EINTR)
         throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-      if (tick % 2 == 0) result.peak_rss_mb = std::max(result.peak_rss_mb, SessionRssMb(pid));
+      if (tick % 2 == 0)
+        result.peak_rss_mb = std::max(result.peak_rss_mb, meter.Sample().memory_mb);
       const bool late = limits->seconds > 0 && elapsed() > limits->seconds;
       const bool big = limits->memory_mb > 0 && result.peak_rss_mb > limits->memory_mb;
       if ((late || big) && result.stopped_by.empty()) {
         result.stopped_by = late ? "timeout" : "memory";
-        KillSession(pid);
+        KillTree(pid, true);
       }
       if (limits->on_poll) limits->on_poll(elapsed(), static_cast<int>(pid));
       usleep(100000);
@@ -190,10 +181,11 @@ std::vector<ProcessInfo> ListProcesses() {
     fields >> p.state >> p.parent >> p.group >> p.session;
     for (int field = 7; field < 14; ++field) fields >> skip;
     fields >> utime >> stime >> cutime >> cstime;
-    for (int field = 18; field < 24; ++field) fields >> skip;
-    fields >> rss;
+    for (int field = 18; field < 22; ++field) fields >> skip;
+    fields >> p.start_ticks >> skip >> rss;
     if (!fields) continue;
     p.cpu_seconds = (utime + stime + cutime + cstime) / tick;
+    p.children_cpu_seconds = (cutime + cstime) / tick;
     p.rss_mb = rss * page_mb;
     processes.push_back(p);
   }

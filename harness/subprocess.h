@@ -14,7 +14,9 @@ struct ProcessResult {
   int signal = 0;     // the signal that ended the process, 0 when it exited
   double seconds = 0;
   std::string stopped_by;  // "timeout" or "memory" when RunProcess killed it
-  double peak_rss_mb = 0;  // of the session (the child and all it started), sampled under limits
+  // Of the child, its session and every process it started (proportional set sizes summed,
+  // harness/process_tree.h), sampled under limits.
+  double peak_rss_mb = 0;
   bool ok() const { return signal == 0 && exit_code == 0; }
   std::string Describe() const;  // "exit status 1" or "signal 6 (Aborted)"
 };
@@ -39,9 +41,9 @@ struct ProcessLimits {
   std::vector<std::string> extra_env;  // "NAME=value" added to this process's environment
 };
 
-// RunProcess in a session of its own. Past a limit, every process of that session (the child,
-// its process groups, whatever they started) is killed; when the child ends, whatever it left
-// running in its session is stopped (StopProcesses).
+// RunProcess in a session of its own. Past a limit, the child, every process of its session
+// and every descendant (in whatever session) are frozen and killed; when the child ends,
+// whatever it left running in its session is stopped (StopProcesses).
 ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::filesystem::path& stdout_file,
                          const std::filesystem::path& stderr_file, const ProcessLimits& limits);
@@ -49,8 +51,11 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
 // One process as /proc/PID/stat shows it.
 struct ProcessInfo {
   int pid = 0, parent = 0, group = 0, session = 0;
-  char state = '?';        // 'Z': ended, not yet waited for
-  double cpu_seconds = 0;  // user + system, its own and its waited-for children's
+  char state = '?';                 // 'Z': ended, not yet waited for
+  double cpu_seconds = 0;           // user + system, its own and its waited-for children's
+  double children_cpu_seconds = 0;  // the part of cpu_seconds its waited-for children used
+  unsigned long long start_ticks =
+      0;  // when it started (clock ticks after boot): with pid, its identity
   double rss_mb = 0;
 };
 // Every process /proc lists (none where there is no /proc).

@@ -107,7 +107,7 @@ void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
   measured.learner->Finish();
   r.context = learner.context();
   // An external engine's process tree holds its own copy of the model and data.
-  const auto engine_rss = r.context.find("engine_peak_rss_mb");
+  const auto engine_rss = r.context.find("engine_peak_memory_mb");
   r.peak_rss_mb =
       PeakRssMb() + (engine_rss == r.context.end() ? 0.0 : std::stod(engine_rss->second));
   r.status = "ok";

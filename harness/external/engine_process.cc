@@ -1,5 +1,6 @@
 #include "harness/external/engine_process.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <spawn.h>
@@ -11,10 +12,16 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "harness/external/protocol.h"
 #include "harness/subprocess.h"
+
+#ifndef SPARSEBENCH_ENGINE_KEEPER
+#define SPARSEBENCH_ENGINE_KEEPER "sparsebench-engine-keeper"
+#endif
 
 extern char** environ;
 
@@ -22,6 +29,8 @@ namespace sparsebench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+constexpr const char* kKeeperName = "sparsebench-engine-keeper";
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -48,36 +57,57 @@ std::string Quote(std::string_view line) {
 
 }  // namespace
 
+std::string EngineKeeperPath() {
+  const char* given = std::getenv("SPARSEBENCH_ENGINE_KEEPER");
+  if (given != nullptr && *given != '\0') return given;
+  std::error_code error;
+  const fs::path beside = fs::read_symlink("/proc/self/exe", error).parent_path() / kKeeperName;
+  if (!error && access(beside.c_str(), X_OK) == 0) return beside.string();
+  return SPARSEBENCH_ENGINE_KEEPER;
+}
+
 EngineProcess::EngineProcess(const std::vector<std::string>& argv,
                              const std::vector<std::string>& extra_env, std::string name)
     : name_(std::move(name)) {
-  int fds[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+  int fds[2], status[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0 || pipe2(status, O_CLOEXEC) != 0)
     throw std::runtime_error(fmt::format("socketpair: {}", std::strerror(errno)));
-  }
+  const std::string keeper = EngineKeeperPath();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, status[1], 3);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attributes, 0);
+  std::vector<std::string> keeper_argv{keeper, "3"};
+  keeper_argv.insert(keeper_argv.end(), argv.begin(), argv.end());
   std::vector<char*> args, env;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : keeper_argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const std::vector<std::string> environment = Environment(extra_env);
   for (const std::string& e : environment) env.push_back(const_cast<char*>(e.c_str()));
   env.push_back(nullptr);
-  const int error = posix_spawn(&pid_, args[0], &actions, &attributes, args.data(), env.data());
+  const int error = posix_spawn(&keeper_, args[0], &actions, &attributes, args.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   close(fds[1]);
+  close(status[1]);
   socket_ = fds[0];
+  status_ = status[0];
   if (error != 0) {
-    close(socket_);
-    throw EngineFault("error", fmt::format("cannot run engine {} ({}): {}", name_,
-                                           CommandLine(argv), std::strerror(error)));
+    keeper_ = -1;
+    throw std::runtime_error(
+        fmt::format("cannot run the engine keeper {}: {}", keeper, std::strerror(error)));
+  }
+  meter_ = std::make_unique<TreeMeter>(keeper_, false);
+  ReadStatus(10, false);
+  if (exec_error_ != 0 || engine_ < 0) {
+    throw EngineFault("error",
+                      fmt::format("cannot run engine {} ({}): {}", name_, CommandLine(argv),
+                                  std::strerror(exec_error_ ? exec_error_ : ECHILD)));
   }
 }
 
@@ -87,15 +117,39 @@ EngineProcess::~EngineProcess() {
   } catch (...) {  // NOLINT(bugprone-empty-catch): nothing more can be done here
   }
   if (socket_ >= 0) close(socket_);
+  if (status_ >= 0) close(status_);
+}
+
+// Reads the keeper's status lines for up to `wait_seconds`, until the engine's pid is known
+// (or, with `until_exit`, how it ended) or it could not be started.
+void EngineProcess::ReadStatus(double wait_seconds, bool until_exit) {
+  const auto start = Clock::now();
+  while (true) {
+    for (size_t end; (end = status_buffer_.find('\n')) != std::string::npos;) {
+      const std::string line = status_buffer_.substr(0, end);
+      status_buffer_.erase(0, end + 1);
+      const int value = std::atoi(line.c_str() + line.find(' ') + 1);
+      if (line.starts_with("engine ")) engine_ = value;
+      if (line.starts_with("exec ")) exec_error_ = value;
+      if (line.starts_with("exit ")) exited_ = true, wait_status_ = value;
+    }
+    if (exec_error_ != 0 || (until_exit ? exited_ : engine_ > 0)) return;
+    if (SecondsSince(start) >= wait_seconds) return;
+    pollfd p{status_, POLLIN, 0};
+    if (poll(&p, 1, 10) <= 0) continue;
+    char chunk[256];
+    const ssize_t n = read(status_, chunk, sizeof chunk);
+    if (n > 0) {
+      status_buffer_.append(chunk, static_cast<size_t>(n));
+    } else if (n == 0) {
+      usleep(10000);  // the keeper has gone: nothing more will come
+    }
+  }
 }
 
 std::string EngineProcess::ExitDescription() {
-  for (int i = 0; i < 100 && !exited_; ++i) {
-    if (waitpid(pid_, &wait_status_, WNOHANG) == pid_)
-      exited_ = true;
-    else
-      usleep(20000);
-  }
+  ReadStatus(2, true);
+  if (exec_error_ != 0) return fmt::format("could not be started ({})", std::strerror(exec_error_));
   if (!exited_) return "closed its output";
   if (WIFSIGNALED(wait_status_))
     return fmt::format("was killed by signal {} ({})", WTERMSIG(wait_status_),
@@ -179,34 +233,28 @@ nlohmann::json EngineProcess::Receive(double deadline_seconds, std::string_view 
   }
 }
 
-GroupUsage EngineProcess::Sample() {
-  double cpu = 0, rss = 0;
-  for (const ProcessInfo& p : ListProcesses()) {
-    if (p.group != pid_ || p.state == 'Z') continue;
-    cpu += p.cpu_seconds;
-    rss += p.rss_mb;
-  }
-  usage_.cpu_seconds = std::max(usage_.cpu_seconds, cpu);
-  usage_.peak_rss_mb = std::max(usage_.peak_rss_mb, rss);
+EngineUsage EngineProcess::Sample() {
+  if (!meter_) return usage_;
+  const TreeUsage now = meter_->Sample();
+  usage_.cpu_seconds = std::max(usage_.cpu_seconds, now.cpu_seconds);
+  usage_.peak_memory_mb = std::max(usage_.peak_memory_mb, now.memory_mb);
   return usage_;
 }
 
 size_t EngineProcess::Stop(double grace_seconds) {
-  if (pid_ <= 0) return 0;
+  if (keeper_ <= 0) return 0;
   if (socket_ >= 0) shutdown(socket_, SHUT_WR);
-  const auto start = Clock::now();
-  while (!exited_ && SecondsSince(start) < grace_seconds) {
-    if (waitpid(pid_, &wait_status_, WNOHANG) == pid_)
-      exited_ = true;
-    else
-      usleep(10000);
+  ReadStatus(grace_seconds, true);
+  Sample();
+  const size_t left = StopTree(keeper_, 1.0);
+  Sample();
+  kill(keeper_, SIGTERM);
+  int status = 0;
+  while (waitpid(keeper_, &status, 0) < 0 && errno == EINTR) {
   }
-  const int group = pid_;
-  const size_t stopped =
-      StopProcesses([group](const ProcessInfo& p) { return p.group == group; }, 1.0);
-  if (!exited_ && waitpid(pid_, &wait_status_, 0) == pid_) exited_ = true;
-  pid_ = -1;
-  return stopped;
+  keeper_ = -1;
+  meter_.reset();
+  return left;
 }
 
 }  // namespace sparsebench

@@ -262,14 +262,14 @@ void ExecLearner::Finish() {
 std::map<std::string, std::string> ExecLearner::context() const {
   std::string env;
   for (const std::string& e : env_) env += (env.empty() ? "" : " ") + e;
-  const GroupUsage usage = process_ ? process_->Sample() : GroupUsage{};
+  const EngineUsage usage = process_ ? process_->Sample() : EngineUsage{};
   return {{"engine_program", spec_.path},
           {"engine_hello", hello_},
           {"engine_env", env},
           {"engine_cpu_load_seconds", fmt::format("{:.3f}", cpu_load_)},
           {"engine_cpu_train_seconds", fmt::format("{:.3f}", cpu_train_)},
           {"engine_cpu_pause_seconds", fmt::format("{:.3f}", cpu_pause_)},
-          {"engine_peak_rss_mb", fmt::format("{:.1f}", usage.peak_rss_mb)}};
+          {"engine_peak_memory_mb", fmt::format("{:.1f}", usage.peak_memory_mb)}};
 }
 
 }  // namespace sparsebench

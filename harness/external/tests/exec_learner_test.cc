@@ -108,7 +108,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"wrong_pause", "protocol_error", "paused at epoch 0 rows 51"},
         Case{"bad_type", "protocol_error",
              "sent loaded with \"batch\": -10, a value of the wrong type"},
-        Case{"leftover", "protocol_error", "left 2 process(es) running after quit"}),
+        Case{"leftover", "protocol_error", "left 2 process(es) running after quit"},
+        // a grandchild in a session of its own (double fork, setsid) that ignores SIGTERM
+        Case{"escape", "protocol_error", "left 1 process(es) running after quit"}),
     [](const testing::TestParamInfo<Case>& info) { return info.param.mode; });
 
 TEST(ExecLearner, WellBehavedEngineIsRefereedToTheEnd) { EXPECT_EQ(Referee("none").status, "ok"); }
@@ -152,7 +154,35 @@ TEST(ExecLearner, TheClockHoldsTrainingAndNothingElse) {
   }
   const auto& context = m.learner->context();
   EXPECT_GE(std::stod(context.at("engine_cpu_load_seconds")), 0.0);
-  EXPECT_GT(std::stod(context.at("engine_peak_rss_mb")), 1.0);
+  EXPECT_GT(std::stod(context.at("engine_peak_memory_mb")), 1.0);
+}
+
+// One engine in `mode` through stage, train (no pauses), a prediction and finish; its context.
+std::map<std::string, std::string> Context(const std::string& mode, const std::string& options) {
+  setenv("BROKEN_MODE", mode.c_str(), 1);
+  MarkEngines();
+  Dataset train = Rows(100);
+  ExecLearner learner("exec:" + kBroken + options, {4, 8}, Epochs(1));
+  learner.Stage(train);
+  learner.Train(train, PausePlan{});
+  learner.Predict(Rows(10), 5);
+  learner.Finish();
+  EXPECT_EQ(MarkedProcessesRunning(), 0) << mode;
+  return learner.context();
+}
+
+// A grandchild in a session of its own burns 1.5 CPU-s while training: counted on the clock.
+TEST(ExecLearner, CpuOfEveryProcessTheEngineStartedIsCounted) {
+  const auto context = Context("escape_burn", ",burn=1.5");
+  EXPECT_GE(std::stod(context.at("engine_cpu_train_seconds")), 1.2);
+  EXPECT_LE(std::stod(context.at("engine_cpu_load_seconds")), 1.0);
+}
+
+// The engine holds 300 MB and forks a child that shares them: 300 MB, not 600.
+TEST(ExecLearner, PagesSharedAfterAForkCountOnce) {
+  const double mb = std::stod(Context("fork_shared", ",hog_mb=300").at("engine_peak_memory_mb"));
+  EXPECT_GE(mb, 300.0);
+  EXPECT_LE(mb, 420.0);
 }
 
 // The pause points the harness sends an external engine are where the built-in dense learners

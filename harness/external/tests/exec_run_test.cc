@@ -49,6 +49,8 @@ engines = [
                                Wrapper(dir, "memory") + R"(,hog_mb=3000" },
   { name = "duplicate", spec = "exec:)" +
                                Wrapper(dir, "duplicate") + R"(" },
+  { name = "escape_memory", spec = "exec:)" +
+                               Wrapper(dir, "escape_memory") + R"(,hog_mb=3000" },
 ]
 )";
   RunOptions o;
@@ -56,14 +58,17 @@ engines = [
   o.out_dir = dir.file("out");
   o.data_dir = dir.file("data");
   o.binary = SPARSEBENCH_BINARY;
-  EXPECT_EQ(RunMatrix(o), 3);
+  EXPECT_EQ(RunMatrix(o), 4);
   const auto rows = ReadResultsCsv(o.out_dir + "/results.csv");
-  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
   EXPECT_EQ(rows[1].status, "timeout") << rows[1].reason;
   EXPECT_EQ(rows[2].status, "oom") << rows[2].reason;
   EXPECT_EQ(rows[3].status, "invalid") << rows[3].reason;
   EXPECT_NE(rows[3].reason.find("label id 0 twice"), std::string::npos) << rows[3].reason;
+  // 3,000 MB held by a grandchild in a session of its own (double fork, setsid, SIGTERM
+  // ignored) count against max_memory_mb; the grandchild is stopped with the cell.
+  EXPECT_EQ(rows[4].status, "oom") << rows[4].reason;
   EXPECT_EQ(MarkedProcessesRunning(), 0);
 }
 

@@ -4,10 +4,12 @@
 BROKEN_MODE (environment) chooses the misbehaviour; "none" speaks protocol 1
 correctly, predicting label 0 first. Options from the spec: step, predict, load
 (seconds slept by each training step, each predict reply and the load), hog_mb
-(memory the "memory" mode fills).
+(memory the "memory" and "escape_memory" modes fill), burn (CPU seconds the
+"escape_burn" mode's grandchild burns).
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -25,6 +27,37 @@ def receive():
     if not line:
         sys.exit(0)
     return json.loads(line)
+
+
+def burn(seconds):
+    """Spends `seconds` of CPU time on this thread."""
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def hold(mb):
+    """`mb` MB of memory, every page touched."""
+    hog = bytearray(mb << 20)
+    for i in range(0, len(hog), 4096):
+        hog[i] = 1
+    return hog
+
+
+def escape(hold_mb=0, burn_seconds=0, then_exit=False):
+    """A grandchild in a session of its own (double fork, setsid) that ignores SIGTERM, holds
+    `hold_mb` MB, burns `burn_seconds` of CPU, then exits or sleeps."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            hog = hold(hold_mb)
+            burn(burn_seconds)
+            if not then_exit:
+                time.sleep(600)
+            os._exit(0)
+        os._exit(0)
+    os.wait()
 
 
 def predictions(message, labels):
@@ -69,6 +102,15 @@ def main():
     if MODE == "leftover":
         subprocess.Popen(["sh", "-c", "trap '' TERM; sleep 600; : broken-leftover"], stdin=subprocess.DEVNULL)
     options = load["options"]
+    if MODE == "escape":
+        escape()
+    if MODE == "fork_shared":  # a child sharing hog_mb with its parent after fork, for a while
+        hog = hold(int(options.get("hog_mb", 200)))
+        if os.fork() == 0:
+            time.sleep(1.5)
+            os._exit(0)
+        time.sleep(1.5)
+        os.wait()
     labels = load["labels"]
     rows = int(json.loads(open(load["train"]).readline())["rows"])
     time.sleep(float(options.get("load", 0)))
@@ -79,10 +121,14 @@ def main():
     if MODE == "hang":
         time.sleep(3600)
     if MODE == "memory":
-        hog = bytearray(int(options.get("hog_mb", 1024)) << 20)
-        for i in range(0, len(hog), 4096):
-            hog[i] = 1
+        hog = hold(int(options.get("hog_mb", 1024)))
         time.sleep(3600)
+    if MODE == "escape_memory":
+        escape(hold_mb=int(options.get("hog_mb", 1024)))
+        time.sleep(3600)
+    if MODE == "escape_burn":
+        escape(burn_seconds=float(options.get("burn", 1)), then_exit=True)
+        time.sleep(float(options.get("burn", 1)) * 2 + 1)
     for epoch in range(epochs):
         for at in train["pause_after"] + [rows]:
             time.sleep(float(options.get("step", 0)))
