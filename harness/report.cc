@@ -13,6 +13,7 @@
 #include "engine/api/engine_family.h"
 #include "harness/csv.h"
 #include "harness/external/exec_family.h"
+#include "harness/report_external.h"
 #include "harness/matrix.h"
 #include "harness/prices.h"
 #include "harness/report_text.h"
@@ -118,8 +119,9 @@ std::string GroupTable(const std::vector<Group>& groups) {
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   const double best = BestMetric(groups);
   for (const Group& g : groups) {
-    md += fmt::format("| `{}`{} | {} | {} | {} ok / {} |", g.engine, g.external ? " ⇄" : "",
-                      g.machine, g.threads, g.ok, g.runs);
+    md += fmt::format("| `{}`{}{} | {} | {} | {} ok / {} |", g.engine, g.external ? " ⇄" : "",
+                      g.off_clock.empty() ? "" : " ⚠ work off the clock", g.machine, g.threads,
+                      g.ok, g.runs);
     if (g.ok == 0) {
       md += " " + g.failure + " | | | | | | | | | |\n";
       continue;
@@ -506,7 +508,7 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
   for (size_t i = 0; i < datasets.size(); ++i) {
     const DatasetGroups& d = datasets[i];
     md += fmt::format("## {} ({}, target {})\n\n", d.dataset, d.metric, Num(d.target, "{:.4g}")) +
-          Differences(d, engines) + GroupTable(d.groups) + "\n" + ExternalRows(d) +
+          Differences(d, engines) + GroupTable(d.groups) + "\n" + ExternalRows(d) + ExternalCpu(d) +
           WeakRows(d, engines) + AtTheTarget(d) + Attribution(d, engines) +
           ThreadScaling(d, engines);
     // Plot files: an index (distinct names whatever the datasets are called) and a slug.

@@ -1,5 +1,7 @@
 #include "harness/summary.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -108,7 +110,8 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
   };
   for (const CellResult& row : rows) {
     const std::string dataset = text(row.dataset, "?");
-    auto d = std::find_if(datasets.begin(), datasets.end(), [&](const DatasetGroups& x) { return x.dataset == dataset; });
+    auto d = std::find_if(datasets.begin(), datasets.end(),
+                          [&](const DatasetGroups& x) { return x.dataset == dataset; });
     if (d == datasets.end()) {
       datasets.push_back(
           {dataset, text(row.metric, "p_at_1"), row.target_rule, Number(row.target), {}});
@@ -151,6 +154,14 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
     Add(g.epochs_trained, Number(row.epochs_trained));
     g.budget_stops += row.stopped_by == "budget";
     g.curves.push_back(row.curve);
+    if (g.external && g.engine_context.empty()) {
+      for (const auto& [key, value] : row.context)
+        if (key.starts_with("engine_")) g.engine_context[key] = value;
+    }
+    const auto flag = row.context.find("engine_off_clock");
+    if (flag != row.context.end() && !flag->second.empty())
+      g.off_clock.push_back(
+          fmt::format("repeat {}: {}", row.repeat.value_or(g.runs), flag->second));
     if (g.phase_seconds.empty()) {
       g.phase_seconds = PhaseSeconds(row);
       g.phase_repeat_train_seconds = Number(row.train_seconds);

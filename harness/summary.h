@@ -29,8 +29,8 @@ struct Group {
   bool external = false;  // run over the external-engine protocol (EngineFamily::external)
   // Time to target over every ok repeat: one that never reached the target counts as +inf, so
   // the median is "not reached" when most missed; `missed` says how many did.
-  Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99, peak_rss_mb, cost,
-      cost_to_target, active_recall, label_recall;
+  Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99,
+      peak_rss_mb, cost, cost_to_target, active_recall, label_recall;
   size_t missed = 0;
   size_t budget_stops = 0;  // ok repeats whose training the budget ended
   Stat epochs_trained;
@@ -49,6 +49,11 @@ struct Group {
   // The engine's own phase timers (its epoch details' "seconds_NAME", by NAME), summed over the
   // epochs of the first ok repeat that has them; empty when the engine keeps none.
   std::map<std::string, double> phase_seconds;
+  // An external engine's own figures (its context's "engine_*" keys: protocol, CPU by phase)
+  // from its first ok repeat, and its repeats the referee flagged for work off the clock
+  // (tools/engines/README.md), each "repeat N: what looked like learning".
+  std::map<std::string, std::string> engine_context;
+  std::vector<std::string> off_clock;
   double phase_repeat_train_seconds = NAN;  // that repeat's training seconds
 };
 

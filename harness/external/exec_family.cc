@@ -25,9 +25,10 @@ EngineFamily ExecFamily() {
     return SpecFacts{
         .clock_covers =
             std::string(reads_text ? "" : "the shared featurizer on training text, then ") +
-            "the engine's process from \"train\" to each pause and from each \"resume\": its "
-            "own setup in train included; starting it, the handshake and loading the data are "
-            "off the clock",
+            "every process of the engine from \"train\" to each pause and from each "
+            "\"resume\": reading the labels (protocol 2) and its own setup in train included; "
+            "starting it, the handshake and reading the rows are off the clock, their CPU "
+            "counted by phase (tools/engines/README.md)",
         .reads_text = reads_text,
         .threads_run =
             "the engine's own process, told the cell's thread count; its program decides "

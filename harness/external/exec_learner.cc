@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <stdexcept>
 
 #include "engine/api/engine_error.h"
 #include "engine/api/parse_number.h"
+#include "harness/external/off_clock.h"
 #include "harness/external/protocol.h"
 #include "harness/external/rows_file.h"
 #include "harness/subprocess.h"
@@ -126,19 +128,24 @@ nlohmann::json ExecLearner::Expect(const std::string& op, double deadline, size_
 
 void ExecLearner::Stage(const Dataset& train) {
   dir_ = std::make_unique<TempDir>(fs::temp_directory_path(), "sparsebench-exec-");
-  const std::string train_file = (dir_->path() / "train.jsonl").string();
-  WriteRowsFile(train, true, train_file);
   process_ = std::make_unique<EngineProcess>(std::vector<std::string>{spec_.path}, env_, spec());
-  process_->Send({{"op", "hello"}, {"protocol", kProtocolVersion}});
+  process_->Send({{"op", "hello"}, {"protocol", 1}, {"versions", {1, kProtocolVersion}}});
   const nlohmann::json hello = Expect("hello", spec_.hello_seconds);
-  const auto protocol = Field<int64_t>(hello, "protocol", -1, spec());
-  if (protocol != kProtocolVersion) {
-    throw EngineFault("protocol_error",
-                      fmt::format("engine {} speaks protocol version {}; this harness speaks {}",
-                                  spec(), protocol, kProtocolVersion));
+  protocol_ = Field<int64_t>(hello, "protocol", -1, spec());
+  if (protocol_ != 1 && protocol_ != kProtocolVersion) {
+    throw EngineFault(
+        "protocol_error",
+        fmt::format("engine {} speaks protocol version {}; this harness speaks 1 and {}", spec(),
+                    protocol_, kProtocolVersion));
   }
   hello_ = fmt::format("{} {}", Field<std::string>(hello, "engine", "?", spec()),
                        Field<std::string>(hello, "version", "?", spec()));
+  Enter(Phase::kLoad);
+  // Version 1 hands the labels over at load, off the clock; version 2 in `train`, on it.
+  const std::string train_file = (dir_->path() / "train.jsonl").string();
+  WriteRowsFile(train, protocol_ == 1, train_file);
+  if (protocol_ != 1) labels_text_ = LabelsFileText(train);
+  cpu_.reference_read = ReferenceReadCpuSeconds(train_file);
   nlohmann::json settings = {
       {"threads", options_.threads},
       {"seed", options_.seed},
@@ -164,21 +171,36 @@ void ExecLearner::Stage(const Dataset& train) {
                Field<double>(loaded, "lr", 0.0, spec()), static_cast<uint32_t>(epochs),
                Field<std::string>(loaded, "optimizer", "", spec())};
   pauses_within_epoch_ = Field<std::string>(loaded, "pauses", "any", spec()) != "epoch";
-  cpu_load_ = process_->Sample().cpu_seconds;
+}
+
+void ExecLearner::Enter(Phase next) {
+  const double now = process_->Sample().cpu_seconds;
+  double* counter[] = {&cpu_.startup, &cpu_.load, &cpu_.train, &cpu_.pause, &cpu_.after};
+  *counter[static_cast<int>(phase_)] += now - cpu_mark_;
+  cpu_mark_ = now;
+  phase_ = next;
 }
 
 void ExecLearner::Train(const Dataset& train, const PausePlan& plan) {
   if (!process_) throw std::logic_error("ExecLearner::Train before Stage");
+  Enter(Phase::kTrain);
   const std::vector<uint64_t> positions =
       pauses_within_epoch_ ? PausePositions(train.rows(), settings_.batch, plan.per_epoch)
                            : std::vector<uint64_t>{};
-  process_->Send({{"op", "train"}, {"pause_after", positions}});
+  nlohmann::json message = {{"op", "train"}, {"pause_after", positions}};
+  if (protocol_ != 1) {
+    const std::string labels_file = (dir_->path() / "labels.jsonl").string();
+    std::ofstream file(labels_file, std::ios::binary);
+    file << labels_text_;
+    if (!file.flush()) throw std::runtime_error("cannot write " + labels_file);
+    message["labels"] = labels_file;
+  }
+  process_->Send(message);
   bool stopped = false;
   for (uint64_t epoch = 0; epoch < settings_.epochs && !stopped; ++epoch)
     stopped = !TrainEpoch(epoch, train.rows(), positions, plan);
-  const double before = process_->Sample().cpu_seconds;
   const nlohmann::json done = Expect("done", stopped ? spec_.reply_seconds : 0);
-  cpu_train_ += process_->Sample().cpu_seconds - before;
+  Enter(Phase::kAfter);
   model_bytes_ = Field<size_t>(done, "model_bytes", 0, spec());
 }
 
@@ -186,10 +208,8 @@ bool ExecLearner::TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<ui
                              const PausePlan& plan) {
   for (size_t i = 0; i <= positions.size(); ++i) {
     const uint64_t at = i < positions.size() ? positions[i] : rows;
-    const double before = process_->Sample().cpu_seconds;
     const nlohmann::json pause = Expect("pause", 0);
-    const double during = process_->Sample().cpu_seconds;
-    cpu_train_ += during - before;
+    Enter(Phase::kPause);
     const auto paused_epoch = Field<int64_t>(pause, "epoch", -1, spec());
     const auto paused_rows = Field<int64_t>(pause, "rows", -1, spec());
     if (paused_epoch != static_cast<int64_t>(epoch) || paused_rows != static_cast<int64_t>(at)) {
@@ -206,7 +226,7 @@ bool ExecLearner::TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<ui
     progress.epoch_end = at == rows;
     progress.mean_loss = Field<double>(pause, "loss", NAN, spec());
     const bool go_on = plan(progress);
-    cpu_pause_ += process_->Sample().cpu_seconds - during;
+    Enter(Phase::kTrain);
     process_->Send({{"op", go_on ? "resume" : "stop"}});
     if (!go_on) return false;
   }
@@ -225,9 +245,16 @@ std::string ExecLearner::RowsFile(const Dataset& data) const {
 
 TopK ExecLearner::Predict(const Dataset& data, uint32_t k) const {
   if (!process_) throw std::logic_error("ExecLearner::Predict before Stage");
-  process_->Send({{"op", "predict"}, {"file", RowsFile(data)}, {"k", k}});
+  const std::string file = RowsFile(data);
+  const double before = process_->Sample().cpu_seconds;
+  process_->Send({{"op", "predict"}, {"file", file}, {"k", k}});
   const nlohmann::json reply =
       Expect("predictions", spec_.reply_seconds, data.rows() * k * 12 + (1 << 20));
+  if (phase_ == Phase::kPause) cpu_.pause_rows += data.rows();
+  if (phase_ == Phase::kAfter) {
+    cpu_.after_rows += data.rows();
+    cpu_.after_predict += process_->Sample().cpu_seconds - before;
+  }
   return ParsePredictions(reply, data.rows(), k, shape_.labels, spec());
 }
 
@@ -250,6 +277,7 @@ void ExecLearner::Finish() {
   if (!process_) return;
   process_->Send({{"op", "quit"}});
   const size_t left = process_->Stop(kQuitSeconds);
+  Enter(Phase::kAfter);
   if (left > 0) {
     throw EngineFault(
         "protocol_error",
@@ -263,13 +291,26 @@ std::map<std::string, std::string> ExecLearner::context() const {
   std::string env;
   for (const std::string& e : env_) env += (env.empty() ? "" : " ") + e;
   const EngineUsage usage = process_ ? process_->Sample() : EngineUsage{};
-  return {{"engine_program", spec_.path},
-          {"engine_hello", hello_},
-          {"engine_env", env},
-          {"engine_cpu_load_seconds", fmt::format("{:.3f}", cpu_load_)},
-          {"engine_cpu_train_seconds", fmt::format("{:.3f}", cpu_train_)},
-          {"engine_cpu_pause_seconds", fmt::format("{:.3f}", cpu_pause_)},
-          {"engine_peak_memory_mb", fmt::format("{:.1f}", usage.peak_memory_mb)}};
+  auto cpu = [](double seconds) { return fmt::format("{:.3f}", seconds); };
+  std::string off_clock;
+  for (const std::string& found : OffClockWork(cpu_))
+    off_clock += (off_clock.empty() ? "" : "; ") + found;
+  return {
+      {"engine_program", spec_.path},
+      {"engine_hello", hello_},
+      {"engine_env", env},
+      {"engine_protocol", protocol_ == 1 ? "1: labels given at load" : std::to_string(protocol_)},
+      {"engine_cpu_startup_seconds", cpu(cpu_.startup)},
+      {"engine_cpu_load_seconds", cpu(cpu_.load)},
+      {"engine_cpu_train_seconds", cpu(cpu_.train)},
+      {"engine_cpu_pause_seconds", cpu(cpu_.pause)},
+      {"engine_cpu_after_seconds", cpu(cpu_.after)},
+      {"engine_cpu_after_predict_seconds", cpu(cpu_.after_predict)},
+      {"engine_pause_rows", std::to_string(cpu_.pause_rows)},
+      {"engine_after_rows", std::to_string(cpu_.after_rows)},
+      {"engine_cpu_reference_read_seconds", cpu(cpu_.reference_read)},
+      {"engine_off_clock", off_clock},
+      {"engine_peak_memory_mb", fmt::format("{:.1f}", usage.peak_memory_mb)}};
 }
 
 }  // namespace sparsebench

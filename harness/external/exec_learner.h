@@ -8,6 +8,7 @@
 #include "baselines/temp_dir.h"
 #include "engine/api/learner.h"
 #include "harness/external/engine_process.h"
+#include "harness/external/off_clock.h"
 
 namespace sparsebench {
 
@@ -62,7 +63,15 @@ class ExecLearner : public Learner {
   bool pauses_within_epoch_ = true;
   std::string hello_;
   size_t model_bytes_ = 0;
-  double cpu_load_ = 0, cpu_train_ = 0, cpu_pause_ = 0;
+  int64_t protocol_ = 0;     // the version the engine speaks
+  std::string labels_text_;  // version 2: the labels file, written when training starts
+  // CPU by phase: Enter(next) adds what the engine's processes spent since the last call to the
+  // phase that is ending.
+  enum class Phase { kStartup, kLoad, kTrain, kPause, kAfter };
+  void Enter(Phase next);
+  Phase phase_ = Phase::kStartup;
+  double cpu_mark_ = 0;
+  mutable PhaseCpu cpu_;
   mutable std::map<size_t, std::string> rows_files_;  // by content hash
 };
 

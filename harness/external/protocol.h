@@ -12,9 +12,9 @@
 
 namespace sparsebench {
 
-// The version of the line protocol external engines speak (tools/engines/README.md). The
-// handshake refuses any other.
-inline constexpr int kProtocolVersion = 1;
+// The newest version of the line protocol external engines speak (tools/engines/README.md).
+// The handshake offers it and version 1, and refuses any other.
+inline constexpr int kProtocolVersion = 2;
 
 // A misbehaving external engine: the status its row gets ("protocol_error", "invalid",
 // "timeout", "crash", "error") and why, naming the engine.

@@ -58,6 +58,23 @@ void WriteRowsFile(const Dataset& data, bool with_labels, const std::string& pat
     throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
 }
 
+std::string LabelsFileText(const Dataset& data) {
+  std::string out = nlohmann::json({{"format", "sparsebench-labels"},
+                                    {"version", 1},
+                                    {"rows", data.rows()},
+                                    {"labels", data.num_labels}})
+                        .dump() +
+                    "\n";
+  for (size_t r = 0; r < data.rows(); ++r) {
+    out += '[';
+    const auto labels = data.labels(r);
+    for (size_t i = 0; i < labels.size(); ++i)
+      fmt::format_to(std::back_inserter(out), "{}{}", i ? "," : "", labels[i]);
+    out += "]\n";
+  }
+  return out;
+}
+
 std::string RowWithoutLabels(const Dataset& data, size_t row) {
   std::string text;
   AppendRow(data, row, false, text);

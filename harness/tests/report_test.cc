@@ -217,6 +217,44 @@ TEST(Report, ExternalRowsAreMarkedAndTheNullEngineIsTheFloor) {
       << md;
 }
 
+// External rows show their protocol and CPU by phase; a flagged row is marked ⚠ in the table
+// and named on a line with the referee's figures.
+TEST(Report, ExternalRowsShowCpuByPhaseAndWorkOffTheClock) {
+  testing::TempDir dir;
+  nlohmann::json honest = Cell("d", "honest", 1), cheat = Cell("d", "cheat", 1);
+  honest["spec"] = "exec:/opt/honest.py";
+  honest["context"] = {{"engine_protocol", "2"},
+                       {"engine_cpu_startup_seconds", "0.050"},
+                       {"engine_cpu_load_seconds", "0.400"},
+                       {"engine_cpu_train_seconds", "12.000"},
+                       {"engine_cpu_pause_seconds", "1.500"},
+                       {"engine_pause_rows", "8000"},
+                       {"engine_cpu_after_predict_seconds", "0.700"},
+                       {"engine_after_rows", "4000"},
+                       {"engine_cpu_after_seconds", "0.900"},
+                       {"engine_off_clock", ""}};
+  cheat["spec"] = "exec:/opt/cheat.py";
+  cheat["context"] = {{"engine_protocol", "1: labels given at load"},
+                      {"engine_cpu_load_seconds", "8.600"},
+                      {"engine_off_clock",
+                       "load took 8.60 CPU-s where the harness's reference "
+                       "reader reads the same files in 0.01"}};
+  const std::string run = RunDir(dir, "run", {honest.dump(), cheat.dump()});
+  WriteReport(Options(run, dir.file("out")));
+  const std::string md = Read(dir.file("out") + "/report.md");
+  EXPECT_NE(md.find("| `honest` ⇄ | 2 | 0.05 | 0.40 | 12.00 | 1.50 (8000 rows) | 0.70 (4000 rows) "
+                    "| 0.90 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| `cheat` ⇄ ⚠ work off the clock |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| `honest` ⇄ ⚠"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `cheat` ⇄ | 1: labels given at load | — | 8.60 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("⚠ `cheat` did work off the clock that looks like learning, repeat 1: load "
+                    "took 8.60 CPU-s"),
+            std::string::npos)
+      << md;
+}
+
 // A resumed run on another machine, or shards merged from two nodes: no ratio across them.
 TEST(Report, RowsFromAnotherMachineGetNoRatio) {
   testing::TempDir dir;

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The null engine: predicts the most frequent training labels for every row.
 
-The reference implementation of SparseBench's external-engine protocol, version 1
+The reference implementation of SparseBench's external-engine protocol, version 2
 (tools/engines/README.md, spoken by protocol.py), in Python 3's standard library only, and
-the floor every other row must beat. "Training" counts label occurrences, batch by batch,
-pausing where the harness asks.
+the floor every other row must beat. "Training" reads the labels and counts them, batch by
+batch, pausing where the harness asks.
 """
 import collections
 import json
@@ -25,8 +25,7 @@ class NullEngine:
         self.ranked = None  # labels by falling count, after training
 
     def load(self, message):
-        _, rows = protocol.read_rows(message["train"])
-        self.labels = [row["labels"] for row in rows]
+        self.labels = None
         self.num_labels = message["labels"]
         settings = message["settings"]
         self.batch = settings["batch"] or 256
@@ -34,6 +33,7 @@ class NullEngine:
         return {"batch": self.batch, "lr": 0, "epochs": self.epochs, "optimizer": "none (counts labels)"}
 
     def train(self, message, session):
+        self.labels = protocol.read_labels(message["labels"])
         rows = len(self.labels)
         for epoch in range(self.epochs):
             done = 0

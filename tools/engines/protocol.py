@@ -1,8 +1,9 @@
-"""SparseBench's external-engine protocol, version 1 (README.md), for engines written in Python.
+"""SparseBench's external-engine protocol, version 2 (README.md), for engines written in Python.
 
 An engine is an object with `name`, `version`, `load(message) -> dict`,
 `train(message, session)`, `model_bytes()`, `predict(rows, k) -> [[ids...]...]` and
-`save(path)`; `run(engine)` speaks the protocol for it. `train` calls
+`save(path)`; `run(engine)` speaks the protocol for it. `load` gets the training rows without
+their labels; `train` reads them with `read_labels(message["labels"])`, on the clock. `train` calls
 `session.pause(epoch, rows, loss)` at every pause the harness planned; when the harness answers
 a pause with `stop` (its training budget is spent), `pause` raises StopTraining, which ends
 `train` there with the model as it is. Any other exception becomes an `{"op":"error"}` with
@@ -12,7 +13,7 @@ import json
 import sys
 import traceback
 
-PROTOCOL = 1
+PROTOCOL = 2
 # Keys of an exec: spec that are the harness's own (deadlines, input); every engine accepts them.
 HARNESS_KEYS = ("hello_seconds", "reply_seconds", "input")
 
@@ -47,6 +48,18 @@ def read_rows(path):
     if len(rows) != header["rows"]:
         raise EngineError(f"{path}: the header says {header['rows']} rows, the file has {len(rows)}")
     return header, rows
+
+
+def read_labels(path):
+    """The labels of the training rows, a list of label ids a row, from the file `train` names."""
+    with open(path, encoding="utf-8") as f:
+        header = json.loads(f.readline())
+        if header.get("format") != "sparsebench-labels" or header.get("version") != 1:
+            raise EngineError(f"{path}: not a sparsebench-labels file of version 1")
+        labels = [json.loads(line) for line in f]
+    if len(labels) != header["rows"]:
+        raise EngineError(f"{path}: the header says {header['rows']} rows, the file has {len(labels)}")
+    return labels
 
 
 def options(given, defaults):
@@ -117,7 +130,7 @@ class Session:
 def run(engine):
     """Speaks the protocol for `engine` until `quit`; the process's exit status."""
     hello = receive()
-    if hello.get("op") != "hello" or hello.get("protocol") != PROTOCOL:
+    if hello.get("op") != "hello" or PROTOCOL not in hello.get("versions", [hello.get("protocol")]):
         send({"op": "error", "message": f"{engine.name} speaks protocol {PROTOCOL}, got {hello}"})
         return 1
     send({"op": "hello", "protocol": PROTOCOL, "engine": engine.name, "version": engine.version})

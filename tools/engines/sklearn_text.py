@@ -7,8 +7,8 @@ own defaults (one-vs-rest over the classes, a linear SVM: hinge loss, L2 penalty
 sklearn's "optimal" rate) by partial_fit on mini-batches of 1000 rows; so does this engine,
 with word uni- and bigrams in 2^20 buckets, and 5 passes (SGDClassifier's former default
 n_iter), each visiting the batches in a seeded random order. partial_fit lets it pause
-wherever the harness asks. The training text is vectorized once, at the start of training,
-on the clock. One-vs-rest classes train in parallel on the cell's threads (n_jobs); a binary
+wherever the harness asks. The labels are read, the model made and the training text
+vectorized once, at the start of training, on the clock. One-vs-rest classes train in parallel on the cell's threads (n_jobs); a binary
 dataset has one classifier, so it uses one thread.
 
 Options: loss=hinge|log_loss|modified_huber, alpha=1e-4, n_features=1048576, ngrams=2; and
@@ -49,26 +49,31 @@ class SklearnText:
         self.seed = settings["seed"]
         self.labels = message["labels"]
         self.weights = None  # coef_ transposed, for predictions
-        rate = {"learning_rate": "constant", "eta0": settings["lr"]} if settings["lr"] else {}
-        self.model = SGDClassifier(loss=opts["loss"], alpha=opts["alpha"], n_jobs=settings["threads"] or 1,
-                                   random_state=self.seed, **rate)
+        self.opts, self.settings = opts, settings
+        self.model = None
         self.vectorizer = HashingVectorizer(ngram_range=(1, opts["ngrams"]), n_features=opts["n_features"],
                                             alternate_sign=False)
         _, rows = protocol.read_rows(message["train"])
         self.text = [row["text"] for row in rows]
-        self.y = np.full(len(rows), -1, dtype=np.int64)
-        for i, row in enumerate(rows):
-            if len(row["labels"]) > 1:
-                raise EngineError(f"sklearn trains single-label text; training row {i} has {len(row['labels'])} labels")
-            if row["labels"]:
-                self.y[i] = row["labels"][0]
         schedule = f"eta0={settings['lr']} constant" if settings["lr"] else "sklearn's 'optimal' rate"
         return {"batch": self.batch, "lr": settings["lr"] or 0, "epochs": self.epochs, "pauses": "any",
                 "optimizer": f"SGDClassifier(loss={opts['loss']}, alpha={opts['alpha']}, {schedule}), partial_fit "
                              f"per batch, on HashingVectorizer(ngram_range=(1, {opts['ngrams']}), "
                              f"n_features={opts['n_features']})"}
 
+    def read_labels(self, path):
+        self.y = np.full(len(self.text), -1, dtype=np.int64)
+        for i, labels in enumerate(protocol.read_labels(path)):
+            if len(labels) > 1:
+                raise EngineError(f"sklearn trains single-label text; training row {i} has {len(labels)} labels")
+            if labels:
+                self.y[i] = labels[0]
+
     def train(self, message, session):
+        self.read_labels(message["labels"])
+        rate = {"learning_rate": "constant", "eta0": self.settings["lr"]} if self.settings["lr"] else {}
+        self.model = SGDClassifier(loss=self.opts["loss"], alpha=self.opts["alpha"],
+                                   n_jobs=self.settings["threads"] or 1, random_state=self.seed, **rate)
         x = self.vectorizer.transform(self.text)
         rows = len(self.text)
         classes = np.arange(self.labels)
@@ -89,7 +94,7 @@ class SklearnText:
                     at = next(plan, None)
 
     def model_bytes(self):
-        if not hasattr(self.model, "coef_"):  # stopped before its first batch
+        if self.model is None or not hasattr(self.model, "coef_"):  # stopped before its first batch
             return 0
         return self.model.coef_.nbytes + self.model.intercept_.nbytes
 

@@ -7,8 +7,9 @@ summed softmax cross-entropy with target 1/k on each of a row's k labels; torch.
 on the rest (embedding_grad=sparse). The same initial weights, batches, batch order and
 learning-rate schedule as `torch` (baselines/torch_learner.cc), so that the rows differ only
 by the language around LibTorch: the weights are the engine's seeded draws
-(engine/model/parameters.cc), the order its seeded permutations (datasets/dataset.cc), both
-computed at `load`, off the clock, since pure Python is slow at a C++ generator's work.
+(engine/model/parameters.cc), the order its seeded permutations (datasets/dataset.cc). As in
+`torch`, everything but reading the rows happens in `train`, on the clock: reading the labels,
+drawing the weights, building the model and its optimizer, and each epoch's permutation.
 Like `torch`, freed memory stays in the heap (glibc mallopt; malloc=glibc leaves glibc's
 defaults, under which an amazon670k-0.1 epoch took 6 times as long: tools/engines/README.md)
 and single-row predictions run on one thread.
@@ -118,15 +119,17 @@ def keep_freed_memory():
 class Csr:
     """Rows of ids and values (and labels) as flat arrays, and batches gathered from them."""
 
-    def __init__(self, rows, with_labels):
+    def __init__(self, rows):
         lengths = np.array([len(r["ids"]) for r in rows], dtype=np.int64)
         self.ptr = np.concatenate(([0], np.cumsum(lengths)))
         self.ids = np.fromiter((i for r in rows for i in r["ids"]), dtype=np.int64, count=self.ptr[-1])
         self.values = np.fromiter((v for r in rows for v in r["values"]), dtype=np.float32, count=self.ptr[-1])
-        if with_labels:
-            counts = np.array([len(r["labels"]) for r in rows], dtype=np.int64)
-            self.label_ptr = np.concatenate(([0], np.cumsum(counts)))
-            self.labels = np.fromiter((l for r in rows for l in r["labels"]), dtype=np.int64, count=self.label_ptr[-1])
+
+    def set_labels(self, labels):
+        """Each row's label ids (protocol.read_labels)."""
+        counts = np.array([len(l) for l in labels], dtype=np.int64)
+        self.label_ptr = np.concatenate(([0], np.cumsum(counts)))
+        self.labels = np.fromiter((l for row in labels for l in row), dtype=np.int64, count=self.label_ptr[-1])
 
     @staticmethod
     def _spans(ptr, rows):
@@ -187,30 +190,35 @@ class TorchPy:
         torch.manual_seed(self.seed)
 
         _, rows = protocol.read_rows(message["train"])
-        self.data = Csr(rows, with_labels=True)
+        self.data = Csr(rows)
+        self.rows = len(rows)
         self.labels = message["labels"]
-        features, hidden = message["features"], opts["hidden"]
-        self.model = Mlp(features, hidden, self.labels, self.sparse)
+        self.features, self.hidden = message["features"], opts["hidden"]
+        self.model = None
+        self.samples = 0
+        optimizer = ("SparseAdam on the EmbeddingBag (touched rows) + torch.optim.Adam on the rest" if self.sparse
+                     else "adam, dense: every weight every step (torch.optim.Adam)")
+        return {"batch": self.batch, "lr": self.lr, "epochs": self.epochs, "pauses": "any",
+                "optimizer": f"{optimizer}; {protocol.schedule_text(self.half_life)}"}
+
+    def build(self, labels_file):
+        """The labels, the model with its initial weights and its optimizers: at the start of `train`."""
+        self.data.set_labels(protocol.read_labels(labels_file))
+        self.labelled = np.diff(self.data.label_ptr) > 0
+        self.model = Mlp(self.features, self.hidden, self.labels, self.sparse)
         with torch.no_grad():
-            self.model.input.weight.copy_(initial_weights(mix_seed(self.seed, 1), features, hidden, features, hidden))
-            self.model.output.weight.copy_(initial_weights(mix_seed(self.seed, 2), self.labels, hidden, hidden, self.labels))
+            self.model.input.weight.copy_(
+                initial_weights(mix_seed(self.seed, 1), self.features, self.hidden, self.features, self.hidden))
+            self.model.output.weight.copy_(
+                initial_weights(mix_seed(self.seed, 2), self.labels, self.hidden, self.hidden, self.labels))
             self.model.output.bias.zero_()
         self.model.to(self.device)
         if self.sparse:
             rest = [self.model.hidden_bias, *self.model.output.parameters()]
             self.optimizers = [torch.optim.SparseAdam([self.model.input.weight], lr=self.lr, betas=BETAS, eps=EPS),
                                torch.optim.Adam(rest, lr=self.lr, betas=BETAS, eps=EPS)]
-            optimizer = "SparseAdam on the EmbeddingBag (touched rows) + torch.optim.Adam on the rest"
         else:
             self.optimizers = [torch.optim.Adam(self.model.parameters(), lr=self.lr, betas=BETAS, eps=EPS)]
-            optimizer = "adam, dense: every weight every step (torch.optim.Adam)"
-        self.labelled = np.diff(self.data.label_ptr) > 0
-        # RunEpoch's order (baselines/epoch_loop.cc): epoch e's permutation, seeded by epoch e + 1.
-        self.orders = [seeded_permutation(len(rows), mix_seed(self.seed, e + 1)) for e in range(self.epochs)]
-        self.rows = len(rows)
-        self.samples = 0
-        return {"batch": self.batch, "lr": self.lr, "epochs": self.epochs, "pauses": "any",
-                "optimizer": f"{optimizer}; {protocol.schedule_text(self.half_life)}"}
 
     def step(self, rows):
         ids, offsets, values = (t.to(self.device) for t in self.data.inputs(rows))
@@ -231,8 +239,12 @@ class TorchPy:
     def train(self, message, session):
         pauses = message["pause_after"]
         self.use_threads(self.threads)
+        if self.model is None:
+            self.build(message["labels"])
         self.model.train()
-        for epoch, order in enumerate(self.orders):
+        for epoch in range(self.epochs):
+            # RunEpoch's order (baselines/epoch_loop.cc): epoch e's permutation, seeded by epoch e + 1.
+            order = seeded_permutation(self.rows, mix_seed(self.seed, epoch + 1))
             plan = iter(pauses + [self.rows])
             at = next(plan)
             loss, since = self.zero(), 0
@@ -251,6 +263,8 @@ class TorchPy:
                     at = next(plan, None)
 
     def model_bytes(self):
+        if self.model is None:
+            return 0
         return sum(p.numel() for p in self.model.parameters()) * 3 * 4  # weights and Adam's moments
 
     def zero(self):
@@ -264,7 +278,7 @@ class TorchPy:
     def predict(self, rows, k):
         self.use_threads(1 if len(rows) == 1 else self.threads)  # one request, one thread, as `torch`
         self.model.eval()
-        data = Csr(rows, with_labels=False)
+        data = Csr(rows)
         k = min(k, self.labels)
         block = min(max((16 << 20) // self.labels, 1), 1024)
         ids = []

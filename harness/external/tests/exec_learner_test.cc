@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "baselines/epoch_loop.h"
+#include "datasets/tests/test_paths.h"
 #include "engine/api/engine_family.h"
 #include "harness/cell_json.h"
 #include "harness/engines.h"
@@ -81,7 +82,7 @@ struct Case {
 
 void PrintTo(const Case& c, std::ostream* out) { *out << c.mode; }
 
-class Misbehaving : public testing::TestWithParam<Case> {};
+class Misbehaving : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Misbehaving, IsARowWithAReason) {
   const Case& c = GetParam();
@@ -94,12 +95,12 @@ TEST_P(Misbehaving, IsARowWithAReason) {
 
 INSTANTIATE_TEST_SUITE_P(
     ExecLearner, Misbehaving,
-    testing::Values(
+    ::testing::Values(
         Case{"early_exit", "crash", "exited with status 3 before sending loaded"},
         Case{"silent", "timeout", "sent no predictions within 3 s"},
         Case{"flood", "protocol_error", "without a line end"},
         Case{"not_json", "protocol_error", "not a protocol message"},
-        Case{"version", "protocol_error", "speaks protocol version 2; this harness speaks 1"},
+        Case{"version", "protocol_error", "speaks protocol version 3; this harness speaks 1 and 2"},
         Case{"out_of_range", "invalid", "label id 8 outside 0..7"},
         Case{"duplicate", "invalid", "label id 0 twice"},
         Case{"wrong_rows", "invalid", "29 rows where 30 were asked for"},
@@ -111,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"leftover", "protocol_error", "left 2 process(es) running after quit"},
         // a grandchild in a session of its own (double fork, setsid) that ignores SIGTERM
         Case{"escape", "protocol_error", "left 1 process(es) running after quit"}),
-    [](const testing::TestParamInfo<Case>& info) { return info.param.mode; });
+    [](const ::testing::TestParamInfo<Case>& info) { return info.param.mode; });
 
 TEST(ExecLearner, WellBehavedEngineIsRefereedToTheEnd) { EXPECT_EQ(Referee("none").status, "ok"); }
 
@@ -153,7 +154,6 @@ TEST(ExecLearner, TheClockHoldsTrainingAndNothingElse) {
     EXPECT_GE(curve[i][0].get<double>() - before, kStep);  // each step on the clock
   }
   const auto& context = m.learner->context();
-  EXPECT_GE(std::stod(context.at("engine_cpu_load_seconds")), 0.0);
   EXPECT_GT(std::stod(context.at("engine_peak_memory_mb")), 1.0);
 }
 
@@ -184,6 +184,82 @@ TEST(ExecLearner, PagesSharedAfterAForkCountOnce) {
   EXPECT_GE(mb, 300.0);
   EXPECT_LE(mb, 420.0);
 }
+
+// Protocol 2: the rows at load carry no labels; the labels file `train` names has each row's.
+TEST(ExecLearner, LabelsArriveWithTrainNotWithLoad) {
+  testing::TempDir dir;
+  const auto context = Context("none", ",spy=" + dir.file("spy.json"));
+  EXPECT_EQ(context.at("engine_protocol"), "2");
+  const nlohmann::json seen = nlohmann::json::parse(std::ifstream(dir.file("spy.json")));
+  EXPECT_FALSE(seen.at("load_labels").get<bool>());
+  ASSERT_EQ(seen.at("train_labels").size(), 100u);
+  for (size_t r = 0; r < 100; ++r) EXPECT_EQ(seen["train_labels"][r], nlohmann::json({r % 8}));
+}
+
+// An engine that speaks protocol 1 still runs, with the labels in the rows at load, and its
+// context says so.
+TEST(ExecLearner, ProtocolOneEnginesGetTheLabelsAtLoad) {
+  testing::TempDir dir;
+  const auto context = Context("v1", ",spy=" + dir.file("spy.json"));
+  EXPECT_EQ(context.at("engine_protocol"), "1: labels given at load");
+  const nlohmann::json seen = nlohmann::json::parse(std::ifstream(dir.file("spy.json")));
+  EXPECT_TRUE(seen.at("load_labels").get<bool>());
+  EXPECT_FALSE(seen.contains("train_labels"));
+}
+
+// An engine burns `seconds` of CPU in one phase: they land in that phase's counter (within
+// 20%), the others stay near zero, and the rule flags work off the clock where it was.
+struct BurnCase {
+  std::string options, counter, flag;
+  double seconds = 0;
+};
+
+void PrintTo(const BurnCase& c, std::ostream* out) { *out << c.counter; }
+
+class OffClock : public ::testing::TestWithParam<BurnCase> {};
+
+TEST_P(OffClock, CpuLandsInItsPhaseAndTheRuleFlagsIt) {
+  const BurnCase& c = GetParam();
+  setenv("BROKEN_MODE", "none", 1);
+  MarkEngines();
+  Dataset train = Rows(100);
+  const Dataset test = Rows(30);
+  ExecLearner learner("exec:" + kBroken + c.options, {4, 8}, Epochs(2));
+  learner.Stage(train);
+  learner.Train(train, PausePlan{2, [&](const Progress&) { learner.Predict(test, 5); }});
+  learner.Predict(test, 5);
+  learner.Finish();
+  const auto context = learner.context();
+  for (const char* phase : {"load", "train", "pause", "after"}) {
+    const std::string key = fmt::format("engine_cpu_{}_seconds", phase);
+    const double seconds = std::stod(context.at(key));
+    if (key == c.counter) {
+      EXPECT_GE(seconds, 0.8 * c.seconds) << key;
+      EXPECT_LE(seconds, 1.2 * c.seconds) << key;
+    } else {
+      EXPECT_LE(seconds, 0.5) << key << " where " << c.counter << " burned";
+    }
+  }
+  const std::string& flag = context.at("engine_off_clock");
+  if (c.flag.empty()) {
+    EXPECT_EQ(flag, "");
+  } else {
+    EXPECT_NE(flag.find(c.flag), std::string::npos) << flag;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ExecLearner, OffClock,
+    ::testing::Values(BurnCase{"", "none", ""},
+                      BurnCase{",burn_load=3", "engine_cpu_load_seconds", "load took", 3},
+                      BurnCase{",burn_pause=0.5", "engine_cpu_pause_seconds", "pauses took", 2},
+                      BurnCase{",burn_after=2", "engine_cpu_after_seconds",
+                               "the test set's predictions after done took", 2}),
+    [](const ::testing::TestParamInfo<BurnCase>& info) {
+      return info.param.counter == "none"
+                 ? std::string("honest")
+                 : info.param.counter.substr(11, info.param.counter.size() - 19);
+    });
 
 // The pause points the harness sends an external engine are where the built-in dense learners
 // pause (baselines/epoch_loop.cc), for any rows, batch and pauses an epoch.

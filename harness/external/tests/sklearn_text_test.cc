@@ -69,12 +69,14 @@ TEST(SklearnText, LearnsTextAndPausesInsideEachPass) {
             std::string::npos)
       << learner.settings().optimizer;
   learner.Finish();
+  EXPECT_EQ(learner.context().at("engine_off_clock"), "") << "predicts in pauses, and no more";
 }
 
 void ExpectRefused(const std::string& spec, const Dataset& train, const std::string& reason) {
   ExecLearner learner(spec, {20, 3}, TwoEpochsOfBatches());
   try {
     learner.Stage(train);
+    learner.Train(train, PausePlan{});  // labels arrive with "train" (protocol 2)
     FAIL() << spec << " accepted data it cannot train on";
   } catch (const EngineFault& fault) {
     EXPECT_EQ(fault.status(), "error");
@@ -91,6 +93,25 @@ TEST(SklearnText, RefusesDataWithoutTextMultipleLabelsUnknownOptionsAndIdsInput)
   ExpectRefused("exec:sklearn_text", Texts(40, 1), "give it input=text");
   ExpectRefused("exec:sklearn_text,input=text,alpha=x", Texts(40, 1),
                 "option alpha=x is not a float");
+}
+
+// A third-party library wrapped on protocol 1 as it shipped (engines/sgd_v1.py): it reads its
+// data, labels included, in load and predicts in pauses. It runs as before, its context says
+// the labels came at load, and the referee does not flag it.
+TEST(ThirdPartyOnProtocolOne, RunsAndIsNotFlagged) {
+  ExecLearner learner("exec:" SPARSEBENCH_SOURCE_DIR "/harness/external/tests/engines/sgd_v1.py",
+                      {20, 3}, TwoEpochsOfBatches());
+  Dataset train = Texts(600, 1);
+  const Dataset test = Texts(150, 2);
+  learner.Stage(train);
+  learner.Train(train, PausePlan{4, [&](const Progress&) { learner.Predict(test, 5); }});
+  EXPECT_GT(ComputeMetrics(learner.Predict(test, 5), test).accuracy.value_or(0), 0.95);
+  learner.PredictOne(test, 1, 3);
+  learner.Finish();
+  const auto context = learner.context();
+  EXPECT_EQ(context.at("engine_protocol"), "1: labels given at load");
+  EXPECT_EQ(context.at("engine_off_clock"), "");
+  EXPECT_GT(std::stod(context.at("engine_cpu_train_seconds")), 0.0);
 }
 
 }  // namespace

@@ -60,6 +60,10 @@ Trajectory Train(Learner& learner, const Dataset& data) {
                                 }});
   t.top = learner.Predict(data, 5);
   learner.Finish();
+  const auto context = learner.context();
+  if (context.contains("engine_off_clock")) {
+    EXPECT_EQ(context.at("engine_off_clock"), "");
+  }
   return t;
 }
 

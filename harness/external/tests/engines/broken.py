@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """A deliberately misbehaving external engine for the referee's tests.
 
-BROKEN_MODE (environment) chooses the misbehaviour; "none" speaks protocol 1
-correctly, predicting label 0 first. Options from the spec: step, predict, load
-(seconds slept by each training step, each predict reply and the load), hog_mb
-(memory the "memory" and "escape_memory" modes fill), burn (CPU seconds the
-"escape_burn" mode's grandchild burns).
+BROKEN_MODE (environment) chooses the misbehaviour; "none" speaks protocol 2
+correctly ("v1": protocol 1), predicting label 0 first. Options from the spec: step,
+predict, load (seconds slept by each training step, each predict reply and the load),
+hog_mb (memory the "memory" and "escape_memory" modes fill), burn (CPU seconds the
+"escape_burn" mode's grandchild burns), burn_load, burn_pause, burn_after (CPU seconds
+burned in load, in each predict reply in a pause, in the predict replies after done), spy
+(a file where it writes what it was given: whether the rows at load had labels, and the
+labels file's rows).
 """
 import json
 import os
@@ -74,12 +77,13 @@ def predictions(message, labels):
     return {"op": "predictions", "ids": [top] * rows}
 
 
-def serve(until, labels, options):
+def serve(until, labels, options, phase):
     while True:
         message = receive()
         if message["op"] == until:
             return message
         if message["op"] == "predict":
+            burn(float(options.get("burn_" + phase, 0)))
             if MODE == "silent":
                 time.sleep(3600)
             if MODE == "flood":
@@ -95,7 +99,8 @@ def main():
     hello = receive()
     if MODE == "not_json":
         print("hello there", flush=True)
-    send({"op": "hello", "protocol": 2 if MODE == "version" else 1, "engine": "broken", "version": MODE})
+    protocol = 3 if MODE == "version" else 1 if MODE == "v1" or 2 not in hello.get("versions", []) else 2
+    send({"op": "hello", "protocol": protocol, "engine": "broken", "version": MODE})
     load = receive()
     if MODE == "early_exit":
         sys.exit(3)
@@ -112,12 +117,21 @@ def main():
         time.sleep(1.5)
         os.wait()
     labels = load["labels"]
-    rows = int(json.loads(open(load["train"]).readline())["rows"])
+    with open(load["train"]) as f:
+        rows = int(json.loads(f.readline())["rows"])
+        seen = {"load_labels": any("labels" in json.loads(line) for line in f)}
     time.sleep(float(options.get("load", 0)))
+    burn(float(options.get("burn_load", 0)))
     epochs = load["settings"]["epochs"] or 1
     batch = -10 if MODE == "bad_type" else load["settings"]["batch"] or 10
     send({"op": "loaded", "batch": batch, "lr": 0, "epochs": epochs, "optimizer": "none"})
     train = receive()
+    if "labels" in train:
+        with open(train["labels"]) as f:
+            seen["train_labels"] = [json.loads(line) for line in f][1:]
+    if "spy" in options:
+        with open(options["spy"], "w") as f:
+            json.dump(seen, f)
     if MODE == "hang":
         time.sleep(3600)
     if MODE == "memory":
@@ -135,9 +149,9 @@ def main():
             if MODE == "early_answer":
                 send({"op": "predictions", "ids": []})
             send({"op": "pause", "epoch": epoch, "rows": at + (1 if MODE == "wrong_pause" else 0), "loss": 0.5})
-            serve("resume", labels, options)
+            serve("resume", labels, options, "pause")
     send({"op": "done", "model_bytes": 1})
-    serve("quit", labels, options)
+    serve("quit", labels, options, "after")
 
 
 if __name__ == "__main__":
