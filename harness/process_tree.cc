@@ -77,16 +77,20 @@ TreeUsage TreeMeter::Sample() {
     if (p.pid == root_ && !with_root_) usage.cpu_seconds += p.children_cpu_seconds;
   }
   const std::vector<ProcessInfo> members = Members(all, root_, with_root_);
-  // Pages become shared with a new process (a fork): then every figure is read again.
-  const bool joined = std::any_of(members.begin(), members.end(), [&](const ProcessInfo& p) {
-    return !readings_.contains({p.pid, p.start_ticks});
-  });
-  if (joined) readings_.clear();
+  // A fork shares the parent's pages with the new process: the parent's figure is read again.
+  std::map<int, unsigned long long> started;
+  for (const ProcessInfo& p : all) started[p.pid] = p.start_ticks;
+  for (const ProcessInfo& p : members) {
+    if (!readings_.contains({p.pid, p.start_ticks})) readings_.erase({p.parent, started[p.parent]});
+  }
+  std::map<std::pair<int, unsigned long long>, Reading> kept;
   for (const ProcessInfo& p : members) {
     usage.cpu_seconds += p.cpu_seconds;
     usage.memory_mb += MemoryMb(p, now);
     ++usage.processes;
+    kept.insert(readings_.extract({p.pid, p.start_ticks}));
   }
+  readings_ = std::move(kept);  // the ended ones' go
   return usage;
 }
 

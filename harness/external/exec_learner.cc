@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -250,7 +251,7 @@ TopK ExecLearner::Predict(const Dataset& data, uint32_t k) const {
   process_->Send({{"op", "predict"}, {"file", file}, {"k", k}});
   const nlohmann::json reply =
       Expect("predictions", spec_.reply_seconds, data.rows() * k * 12 + (1 << 20));
-  if (phase_ == Phase::kPause) cpu_.pause_rows += data.rows();
+  if (phase_ == Phase::kPause) cpu_.pause_rows += data.rows(), ++cpu_.pause_requests;
   if (phase_ == Phase::kAfter) {
     cpu_.after_rows += data.rows();
     cpu_.after_predict += process_->Sample().cpu_seconds - before;
@@ -292,8 +293,11 @@ std::map<std::string, std::string> ExecLearner::context() const {
   for (const std::string& e : env_) env += (env.empty() ? "" : " ") + e;
   const EngineUsage usage = process_ ? process_->Sample() : EngineUsage{};
   auto cpu = [](double seconds) { return fmt::format("{:.3f}", seconds); };
+  PhaseCpu phases = cpu_;
+  phases.model_gb =
+      std::min(static_cast<double>(model_bytes_), usage.peak_memory_mb * 1048576.0) / 1e9;
   std::string off_clock;
-  for (const std::string& found : OffClockWork(cpu_))
+  for (const std::string& found : OffClockWork(phases))
     off_clock += (off_clock.empty() ? "" : "; ") + found;
   return {
       {"engine_program", spec_.path},

@@ -30,11 +30,15 @@ std::vector<std::string> OffClockWork(const PhaseCpu& c) {
   }
   if (c.after_rows > 0) {
     const double rate = PerRow(c.after_predict, c.after_rows);
-    if (c.pause > kPredictFactor * rate * static_cast<double>(c.pause_rows) + kPredictSlack) {
+    const double model = static_cast<double>(c.pause_requests) * c.model_gb * kModelPassSeconds;
+    if (c.pause >
+        kPredictFactor * (rate * static_cast<double>(c.pause_rows) + model) + kPredictSlack) {
       found.push_back(fmt::format(
-          "pauses took {:.2f} CPU-s for {} rows predicted, where the test set's predictions "
-          "after done took {:.3g} ms a row (allowed: {:g}× that + {:g} s)",
-          c.pause, c.pause_rows, 1e3 * rate, kPredictFactor, kPredictSlack));
+          "pauses took {:.2f} CPU-s for {} rows predicted in {} requests, where the test set's "
+          "predictions after done took {:.3g} ms a row (allowed: {:g}× that, and {:g} s per GB "
+          "of model ({:.3g} GB) a request, + {:g} s)",
+          c.pause, c.pause_rows, c.pause_requests, 1e3 * rate, kPredictFactor, kModelPassSeconds,
+          c.model_gb, kPredictSlack));
     }
   }
   if (c.pause_rows > 0) {
