@@ -77,11 +77,24 @@ TreeUsage TreeMeter::Sample() {
     if (p.pid == root_ && !with_root_) usage.cpu_seconds += p.children_cpu_seconds;
   }
   const std::vector<ProcessInfo> members = Members(all, root_, with_root_);
-  // A fork shares the parent's pages with the new process: the parent's figure is read again.
+  // A fork shares the parent's pages with the new process: the parent is read again. A process
+  // is read whenever its parent is, so that pages they share are never counted from two
+  // moments (a child's old reading beside its parent's new one, after the child let go).
   std::map<int, unsigned long long> started;
   for (const ProcessInfo& p : all) started[p.pid] = p.start_ticks;
+  const auto parent_of = [&](const ProcessInfo& p) {
+    return std::pair{p.parent, started[p.parent]};
+  };
   for (const ProcessInfo& p : members) {
-    if (!readings_.contains({p.pid, p.start_ticks})) readings_.erase({p.parent, started[p.parent]});
+    if (!readings_.contains({p.pid, p.start_ticks})) readings_.erase(parent_of(p));
+  }
+  std::set<std::pair<int, unsigned long long>> due;
+  for (const ProcessInfo& p : members) {
+    const auto it = readings_.find({p.pid, p.start_ticks});
+    if (it == readings_.end() || now >= it->second.next) due.insert({p.pid, p.start_ticks});
+  }
+  for (const ProcessInfo& p : members) {
+    if (due.contains(parent_of(p))) readings_.erase({p.pid, p.start_ticks});
   }
   std::map<std::pair<int, unsigned long long>, Reading> kept;
   for (const ProcessInfo& p : members) {

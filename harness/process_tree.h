@@ -26,8 +26,8 @@ struct TreeUsage {
 // the sum of proportional set sizes (/proc/PID/smaps_rollup; resident size where that cannot
 // be read), so pages shared after a fork count once. Reading a large process's smaps costs
 // about 10 ms a GB, so each process is read again only after 50 times what its last reading
-// took, or when it forks (its pages are then shared with the child); between readings its
-// figure follows its resident size.
+// took, when it forks (its pages are then shared with the child) and whenever its parent is
+// read; between readings its figure follows its resident size.
 class TreeMeter {
  public:
   TreeMeter(int root, bool with_root);
