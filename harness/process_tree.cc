@@ -69,7 +69,7 @@ std::vector<ProcessInfo> Descendants(const std::vector<ProcessInfo>& all, int ro
 
 TreeMeter::TreeMeter(int root, bool with_root) : root_(root), with_root_(with_root) {}
 
-TreeUsage TreeMeter::Sample() {
+TreeUsage TreeMeter::Sample(bool memory) {
   const std::vector<ProcessInfo> all = ListProcesses();
   const auto now = Clock::now();
   TreeUsage usage;
@@ -77,6 +77,11 @@ TreeUsage TreeMeter::Sample() {
     if (p.pid == root_ && !with_root_) usage.cpu_seconds += p.children_cpu_seconds;
   }
   const std::vector<ProcessInfo> members = Members(all, root_, with_root_);
+  if (!memory) {
+    for (const ProcessInfo& p : members) usage.cpu_seconds += p.cpu_seconds;
+    usage.processes = members.size();
+    return usage;
+  }
   // A fork shares the parent's pages with the new process: the parent is read again. A process
   // is read whenever its parent is, so that pages they share are never counted from two
   // moments (a child's old reading beside its parent's new one, after the child let go).
@@ -112,7 +117,7 @@ double TreeMeter::MemoryMb(const ProcessInfo& p, Clock::time_point now) {
   if (now >= r.next) {
     const auto start = Clock::now();
     const std::optional<double> pss = ProportionalSetMb(p.pid);
-    r = {pss.value_or(p.rss_mb), p.rss_mb, Clock::now() + 50 * (Clock::now() - start)};
+    r = {pss.value_or(p.rss_mb), p.rss_mb, Clock::now() + 100 * (Clock::now() - start)};
   }
   return std::max(0.0, r.pss_mb + p.rss_mb - r.rss_mb);
 }

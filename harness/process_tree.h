@@ -25,13 +25,15 @@ struct TreeUsage {
 // (a subreaper root, harness/external/engine_keeper.cc, waits for every orphan). Memory is
 // the sum of proportional set sizes (/proc/PID/smaps_rollup; resident size where that cannot
 // be read), so pages shared after a fork count once. Reading a large process's smaps costs
-// about 10 ms a GB, so each process is read again only after 50 times what its last reading
+// about 10 ms a GB, so each process is read again only after 100 times what its last reading
 // took, when it forks (its pages are then shared with the child) and whenever its parent is
 // read; between readings its figure follows its resident size.
 class TreeMeter {
  public:
   TreeMeter(int root, bool with_root);
-  TreeUsage Sample();
+  // The tree's usage now; with `memory` false, CPU only (memory_mb 0), at the cost of reading
+  // each process's /proc/PID/stat.
+  TreeUsage Sample(bool memory = true);
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -233,9 +233,9 @@ nlohmann::json EngineProcess::Receive(double deadline_seconds, std::string_view 
   }
 }
 
-EngineUsage EngineProcess::Sample() {
+EngineUsage EngineProcess::Sample(bool memory) {
   if (!meter_) return usage_;
-  const TreeUsage now = meter_->Sample();
+  const TreeUsage now = meter_->Sample(memory);
   usage_.cpu_seconds = std::max(usage_.cpu_seconds, now.cpu_seconds);
   usage_.peak_memory_mb = std::max(usage_.peak_memory_mb, now.memory_mb);
   return usage_;

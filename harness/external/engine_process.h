@@ -38,8 +38,8 @@ class EngineProcess {
   // carrying the engine's own words. `awaiting` names what is waited for, for messages.
   nlohmann::json Receive(double deadline_seconds, std::string_view awaiting, size_t max_line_bytes);
 
-  // Samples the CPU time and memory of the engine's whole tree now.
-  EngineUsage Sample();
+  // Samples the CPU time and (with `memory`) the memory of the engine's whole tree now.
+  EngineUsage Sample(bool memory = true);
   // Ends the engine: its stdin closes, it has `grace_seconds` to exit, then every process left
   // in its tree gets SIGTERM, then SIGKILL. Returns how many processes were left (the engine
   // itself among them when it did not exit in time).

@@ -175,7 +175,7 @@ void ExecLearner::Stage(const Dataset& train) {
 }
 
 void ExecLearner::Enter(Phase next) {
-  const double now = process_->Sample().cpu_seconds;
+  const double now = process_->Sample(false).cpu_seconds;  // on the clock at pauses: CPU only
   double* counter[] = {&cpu_.startup, &cpu_.load, &cpu_.train, &cpu_.pause, &cpu_.after};
   *counter[static_cast<int>(phase_)] += now - cpu_mark_;
   cpu_mark_ = now;
@@ -247,14 +247,14 @@ std::string ExecLearner::RowsFile(const Dataset& data) const {
 TopK ExecLearner::Predict(const Dataset& data, uint32_t k) const {
   if (!process_) throw std::logic_error("ExecLearner::Predict before Stage");
   const std::string file = RowsFile(data);
-  const double before = process_->Sample().cpu_seconds;
+  const double before = process_->Sample(false).cpu_seconds;
   process_->Send({{"op", "predict"}, {"file", file}, {"k", k}});
   const nlohmann::json reply =
       Expect("predictions", spec_.reply_seconds, data.rows() * k * 12 + (1 << 20));
   if (phase_ == Phase::kPause) cpu_.pause_rows += data.rows(), ++cpu_.pause_requests;
   if (phase_ == Phase::kAfter) {
     cpu_.after_rows += data.rows();
-    cpu_.after_predict += process_->Sample().cpu_seconds - before;
+    cpu_.after_predict += process_->Sample(false).cpu_seconds - before;
   }
   return ParsePredictions(reply, data.rows(), k, shape_.labels, spec());
 }
