@@ -38,28 +38,26 @@ def receive():
     return json.loads(line)
 
 
-def read_rows(path):
-    """The header and the rows of a sparsebench-rows file."""
+def read_lines(path, file_format):
+    """The header and the lines (each a JSON value) of a file of `file_format`, version 1."""
     with open(path, encoding="utf-8") as f:
         header = json.loads(f.readline())
-        if header.get("format") != "sparsebench-rows" or header.get("version") != 1:
-            raise EngineError(f"{path}: not a sparsebench-rows file of version 1")
-        rows = [json.loads(line) for line in f]
-    if len(rows) != header["rows"]:
-        raise EngineError(f"{path}: the header says {header['rows']} rows, the file has {len(rows)}")
-    return header, rows
+        if header.get("format") != file_format or header.get("version") != 1:
+            raise EngineError(f"{path}: not a {file_format} file of version 1")
+        lines = [json.loads(line) for line in f]
+    if len(lines) != header["rows"]:
+        raise EngineError(f"{path}: the header says {header['rows']} rows, the file has {len(lines)}")
+    return header, lines
+
+
+def read_rows(path):
+    """The header and the rows of a sparsebench-rows file."""
+    return read_lines(path, "sparsebench-rows")
 
 
 def read_labels(path):
     """The labels of the training rows, a list of label ids a row, from the file `train` names."""
-    with open(path, encoding="utf-8") as f:
-        header = json.loads(f.readline())
-        if header.get("format") != "sparsebench-labels" or header.get("version") != 1:
-            raise EngineError(f"{path}: not a sparsebench-labels file of version 1")
-        labels = [json.loads(line) for line in f]
-    if len(labels) != header["rows"]:
-        raise EngineError(f"{path}: the header says {header['rows']} rows, the file has {len(labels)}")
-    return labels
+    return read_lines(path, "sparsebench-labels")[1]
 
 
 def options(given, defaults):

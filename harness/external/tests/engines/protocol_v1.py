@@ -1,5 +1,8 @@
 """SparseBench's external-engine protocol, version 1 (README.md), for engines written in Python.
 
+A frozen copy of tools/engines/protocol.py as it shipped before version 2, kept unchanged so
+that the tests run an engine wrapped the way users wrapped theirs (engines/sgd_v1.py).
+
 An engine is an object with `name`, `version`, `load(message) -> dict`,
 `train(message, session)`, `model_bytes()`, `predict(rows, k) -> [[ids...]...]` and
 `save(path)`; `run(engine)` speaks the protocol for it. `train` calls
