@@ -5,8 +5,9 @@
 // processes do (a new session, a double fork) each stays a descendant of the keeper until it
 // ends, and the harness meters and stops the keeper's whole tree (harness/process_tree.h).
 // The engine inherits stdin, stdout and stderr and runs in a process group of its own. On
-// STATUS_FD the keeper writes "engine PID", "exit STATUS" (the engine's wait status) and, from
-// the engine's side of the fork, "exec ERRNO" when it cannot be started. It reaps every
+// STATUS_FD the keeper writes "engine PID", "exit STATUS" (the engine's wait status), from the
+// engine's side of the fork "exec ERRNO" when it cannot be started, and "subreaper ERRNO" when
+// it cannot be a subreaper here (then it starts nothing). It reaps every
 // orphan handed to it, and on SIGTERM, or when the harness is gone, kills all its descendants
 // and exits.
 #include <dirent.h>
@@ -85,7 +86,12 @@ int main(int argc, char** argv) {
   const pid_t harness = getppid();
   const int status_fd = std::atoi(argv[1]);
   fcntl(status_fd, F_SETFD, FD_CLOEXEC);
-  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+    // Without it an engine's orphans would escape the harness's view: refuse to start one
+    // (qemu's user-mode emulation is such a place; run a native keeper there).
+    WriteStatus(status_fd, "subreaper", errno);
+    return 1;
+  }
   struct sigaction action {};
   action.sa_handler = OnTerminate;
   sigaction(SIGTERM, &action, nullptr);

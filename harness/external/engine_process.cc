@@ -104,6 +104,12 @@ EngineProcess::EngineProcess(const std::vector<std::string>& argv,
   }
   meter_ = std::make_unique<TreeMeter>(keeper_, false);
   ReadStatus(10, false);
+  if (subreaper_error_ != 0) {
+    throw std::runtime_error(fmt::format(
+        "the engine keeper {} cannot be a child subreaper here ({}), so processes the engine "
+        "starts could escape the referee; run a native keeper (SPARSEBENCH_ENGINE_KEEPER)",
+        keeper, std::strerror(subreaper_error_)));
+  }
   if (exec_error_ != 0 || engine_ < 0) {
     throw EngineFault("error",
                       fmt::format("cannot run engine {} ({}): {}", name_, CommandLine(argv),
@@ -131,9 +137,10 @@ void EngineProcess::ReadStatus(double wait_seconds, bool until_exit) {
       const int value = std::atoi(line.c_str() + line.find(' ') + 1);
       if (line.starts_with("engine ")) engine_ = value;
       if (line.starts_with("exec ")) exec_error_ = value;
+      if (line.starts_with("subreaper ")) subreaper_error_ = value;
       if (line.starts_with("exit ")) exited_ = true, wait_status_ = value;
     }
-    if (exec_error_ != 0 || (until_exit ? exited_ : engine_ > 0)) return;
+    if (exec_error_ != 0 || subreaper_error_ != 0 || (until_exit ? exited_ : engine_ > 0)) return;
     if (SecondsSince(start) >= wait_seconds) return;
     pollfd p{status_, POLLIN, 0};
     if (poll(&p, 1, 10) <= 0) continue;

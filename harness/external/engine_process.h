@@ -56,6 +56,7 @@ class EngineProcess {
   bool exited_ = false;
   int wait_status_ = 0;
   int exec_error_ = 0;
+  int subreaper_error_ = 0;
   std::string name_;
   std::string buffer_, status_buffer_;
   std::unique_ptr<TreeMeter> meter_;
