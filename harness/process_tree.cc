@@ -77,23 +77,19 @@ TreeUsage TreeMeter::Sample(bool memory) {
     if (p.pid == root_ && !with_root_) usage.cpu_seconds += p.children_cpu_seconds;
   }
   const std::vector<ProcessInfo> members = Members(all, root_, with_root_);
-  if (!memory) {
-    for (const ProcessInfo& p : members) usage.cpu_seconds += p.cpu_seconds;
-    usage.processes = members.size();
-    return usage;
-  }
+  for (const ProcessInfo& p : members) usage.cpu_seconds += p.cpu_seconds;
+  usage.processes = members.size();
+  if (!memory) return usage;
   // A fork shares the parent's pages with the new process: the parent is read again. A process
   // is read whenever its parent is, so that pages they share are never counted from two
   // moments (a child's old reading beside its parent's new one, after the child let go).
   std::map<int, unsigned long long> started;
   for (const ProcessInfo& p : all) started[p.pid] = p.start_ticks;
-  const auto parent_of = [&](const ProcessInfo& p) {
-    return std::pair{p.parent, started[p.parent]};
-  };
+  const auto parent_of = [&](const ProcessInfo& p) { return Key{p.parent, started[p.parent]}; };
   for (const ProcessInfo& p : members) {
     if (!readings_.contains({p.pid, p.start_ticks})) readings_.erase(parent_of(p));
   }
-  std::set<std::pair<int, unsigned long long>> due;
+  std::set<Key> due;
   for (const ProcessInfo& p : members) {
     const auto it = readings_.find({p.pid, p.start_ticks});
     if (it == readings_.end() || now >= it->second.next) due.insert({p.pid, p.start_ticks});
@@ -101,11 +97,9 @@ TreeUsage TreeMeter::Sample(bool memory) {
   for (const ProcessInfo& p : members) {
     if (due.contains(parent_of(p))) readings_.erase({p.pid, p.start_ticks});
   }
-  std::map<std::pair<int, unsigned long long>, Reading> kept;
+  std::map<Key, Reading> kept;
   for (const ProcessInfo& p : members) {
-    usage.cpu_seconds += p.cpu_seconds;
     usage.memory_mb += MemoryMb(p, now);
-    ++usage.processes;
     kept.insert(readings_.extract({p.pid, p.start_ticks}));
   }
   readings_ = std::move(kept);  // the ended ones' go

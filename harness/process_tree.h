@@ -37,6 +37,7 @@ class TreeMeter {
 
  private:
   using Clock = std::chrono::steady_clock;
+  using Key = std::pair<int, unsigned long long>;  // a process: its pid and start
   struct Reading {
     double pss_mb = 0, rss_mb = 0;
     Clock::time_point next;
@@ -45,7 +46,7 @@ class TreeMeter {
 
   int root_;
   bool with_root_;
-  std::map<std::pair<int, unsigned long long>, Reading> readings_;  // by pid and start
+  std::map<Key, Reading> readings_;
 };
 
 // Stops `root`'s descendants: SIGTERM, up to `grace_seconds` for them to end, then every one

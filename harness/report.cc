@@ -72,16 +72,14 @@ double ContextNumber(const nlohmann::json& c, const char* key) {
 }
 
 std::string MachineTable(const std::vector<nlohmann::json>& contexts) {
-  std::string md =
-      "| machine | arch | ISA | instance | $/h | commit | date |\n|---|---|---|---|---|---|---|\n";
+  std::string md = "| machine | arch | ISA | instance | $/h | commit | date |\n|---|---|---|---|---|---|---|\n";
   for (const auto& c : contexts) {
     const double price = ContextNumber(c, "price_per_hour");
-    md += fmt::format("| {}, {} cores, {} GiB | {} | {} | {} | {} | {} | {} |\n",
-                      ContextText(c, "cpu_model", "?"), Num(ContextNumber(c, "cores"), "{:.0f}"),
-                      Num(ContextNumber(c, "memory_gb"), "{:.0f}"), ContextText(c, "arch", "?"),
-                      ContextText(c, "isa_flags", ""), ContextText(c, "instance", "?"),
-                      price >= 0 ? fmt::format("{:g}", price) : "—",
-                      ContextText(c, "git_commit", "").substr(0, 10), ContextText(c, "date", ""));
+    md += fmt::format("| {}, {} cores, {} GiB | {} | {} | {} | {} | {} | {} |\n", ContextText(c, "cpu_model", "?"),
+                      Num(ContextNumber(c, "cores"), "{:.0f}"), Num(ContextNumber(c, "memory_gb"), "{:.0f}"),
+                      ContextText(c, "arch", "?"), ContextText(c, "isa_flags", ""), ContextText(c, "instance", "?"),
+                      price >= 0 ? fmt::format("{:g}", price) : "—", ContextText(c, "git_commit", "").substr(0, 10),
+                      ContextText(c, "date", ""));
   }
   return md;
 }
@@ -110,17 +108,14 @@ std::string TimeToTargetText(const Group& g) {
 double BestMetric(const std::vector<Group>& groups) {
   double best = NAN;
   for (const Group& g : groups) {
-    if (g.ok > 0 && !std::isnan(g.metric.median))
-      best = std::isnan(best) ? g.metric.median : std::max(best, g.metric.median);
+    if (g.ok > 0 && !std::isnan(g.metric.median)) best = std::isnan(best) ? g.metric.median : std::max(best, g.metric.median);
   }
   return best;
 }
 
 std::string GroupTable(const std::vector<Group>& groups) {
   std::string md =
-      "| engine | machine | threads | runs | train s | metric | time to target s | samples/s | "
-      "active / label recall | latency p50 / p99 µs | peak RSS MB | cost $ | cost to target $ | "
-      "speed-up vs fastest dense |\n"
+      "| engine | machine | threads | runs | train s | metric | time to target s | samples/s | active / label recall | latency p50 / p99 µs | peak RSS MB | cost $ | cost to target $ | speed-up vs fastest dense |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   const double best = BestMetric(groups);
   for (const Group& g : groups) {
@@ -132,10 +127,9 @@ std::string GroupTable(const std::vector<Group>& groups) {
       continue;
     }
     const bool weak = !std::isnan(best) && g.metric.median < 0.5 * best;
-    const std::string recall =
-        std::isnan(g.active_recall.median)
-            ? std::string("—")
-            : Num(g.active_recall.median, "{:.3f}") + " / " + Num(g.label_recall.median, "{:.3f}");
+    const std::string recall = std::isnan(g.active_recall.median)
+                                   ? std::string("—")
+                                   : Num(g.active_recall.median, "{:.3f}") + " / " + Num(g.label_recall.median, "{:.3f}");
     md += fmt::format(
         " {} | {}{} | {} | {} | {} | {} / {} | {} | {} | {} | {} |\n", TrainSecondsText(g),
         Spread(g.metric, "{:.4f}"), weak ? " ⚠ below half the best row" : "", TimeToTargetText(g),
@@ -164,12 +158,9 @@ std::string Differences(const DatasetGroups& d, const EngineRegistry& engines) {
     if (engines.ReadsText(g.spec)) text_readers.push_back("`" + g.engine + "`");
     text_data |= family != nullptr && family->needs_text;
   }
-  std::string md =
-      "What differs between the rows: every engine runs on the same data and threads and is timed "
-      "by the "
-      "harness's one clock (load and evaluation outside it).";
-  for (const auto& [engine, rule] : optimizer)
-    md += fmt::format(" `{}`: {}; clock: {}.", engine, rule, clock[engine]);
+  std::string md = "What differs between the rows: every engine runs on the same data and threads and is timed by the "
+                   "harness's one clock (load and evaluation outside it).";
+  for (const auto& [engine, rule] : optimizer) md += fmt::format(" `{}`: {}; clock: {}.", engine, rule, clock[engine]);
   if (text_data) {
     md += fmt::format(
         " Engines other than {} (which read the raw text) train on the shared featurizer's hashed "
@@ -178,11 +169,8 @@ std::string Differences(const DatasetGroups& d, const EngineRegistry& engines) {
         fmt::join(text_readers, ", "));
   }
   if (any_ours && !any_sparse_output) {
-    md +=
-        " **Our engine is dense here** (every output neuron active, as for ≤ 1024 classes): the "
-        "comparison is dense vs "
-        "dense, and a speed-up comes from the optimizer rule and the implementation, not from "
-        "output sparsity.";
+    md += " **Our engine is dense here** (every output neuron active, as for ≤ 1024 classes): the comparison is dense vs "
+          "dense, and a speed-up comes from the optimizer rule and the implementation, not from output sparsity.";
   }
   return md + "\n\n";
 }
@@ -228,18 +216,15 @@ std::string Attribution(const DatasetGroups& d, const EngineRegistry& engines) {
                        Sec(g.time_to_target.median), ratio_of, g.time_to_target.median / t);
   };
   std::string md = fmt::format("Ablation at the target: `{}` (LSH) {} s", lsh->engine, Sec(t));
-  if (random)
-    md += versus(*random, "uniform sampling, same active count", "LSH over random sampling");
+  if (random) md += versus(*random, "uniform sampling, same active count", "LSH over random sampling");
   if (dense) md += versus(*dense, "our engine dense", "sparsity with LSH over dense");
   if (baseline)
     md += fmt::format("; fastest dense baseline `{}` {} s ({:.2f}×)", baseline->engine,
                       Sec(baseline->time_to_target.median), baseline->time_to_target.median / t);
   if (random && !std::isfinite(random->time_to_target.median) &&
       (baseline || lsh->speedup_lower_bound)) {
-    md +=
-        ". Random sampling at the same active count does not reach the target, so the whole "
-        "speed-up at equal "
-        "accuracy depends on LSH choosing the neurons";
+    md += ". Random sampling at the same active count does not reach the target, so the whole speed-up at equal "
+          "accuracy depends on LSH choosing the neurons";
   }
   if (!elsewhere.empty()) {
     md += fmt::format(". Not compared, on other machines or threads than `{}`: {}", lsh->engine,
@@ -370,9 +355,7 @@ std::string WeakRows(const DatasetGroups& d, const EngineRegistry& engines) {
     } else if (!note.empty()) {
       md += fmt::format("`{}` scores far below the others: {}. ", g.engine, note);
     } else {
-      md += fmt::format(
-          "`{}` scores below half the best row; no measured explanation is recorded for it. ",
-          g.engine);
+      md += fmt::format("`{}` scores below half the best row; no measured explanation is recorded for it. ", g.engine);
     }
   }
   return md.empty() ? "" : md + "\n\n";
@@ -392,11 +375,9 @@ std::string PublishedTable(const std::string& published_path, const std::string&
     if (f.size() < 7) continue;
     const double seconds = std::atof(f[4].c_str());
     const auto price = prices.find(f[3]);
-    md +=
-        fmt::format("| {} | {} | {} | {:g} | {} | {} |\n", f[0], f[1], f[2], seconds,
-                    f[6].empty() ? "—" : f[5] + " " + f[6],
-                    price == prices.end() ? "— (instance not stated)"
-                                          : fmt::format("{:.4f}", seconds / 3600 * price->second));
+    md += fmt::format("| {} | {} | {} | {:g} | {} | {} |\n", f[0], f[1], f[2], seconds,
+                      f[6].empty() ? "—" : f[5] + " " + f[6],
+                      price == prices.end() ? "— (instance not stated)" : fmt::format("{:.4f}", seconds / 3600 * price->second));
   }
   return md + "\n";
 }
@@ -404,8 +385,7 @@ std::string PublishedTable(const std::string& published_path, const std::string&
 // A label as one tab-separated gnuplot data field: no tabs, line breaks or quotes.
 std::string DataLabel(const std::string& text) {
   std::string label;
-  for (unsigned char c : text)
-    label += c < 0x20 || c == 0x7f ? ' ' : c == '"' ? '\'' : static_cast<char>(c);
+  for (unsigned char c : text) label += c < 0x20 || c == 0x7f ? ' ' : c == '"' ? '\'' : static_cast<char>(c);
   return label;
 }
 
@@ -458,8 +438,7 @@ void PublishPlots(const fs::path& plots, const std::string& stem, bool ran) {
 
 // Curves (first repeat of each group) and cost bars through gnuplot, into files named
 // STEM-curves.png and STEM-cost.png; "" when it ran.
-std::string Plot(const std::string& stem, const std::string& dataset,
-                 const std::vector<Group>& groups, const fs::path& plots) {
+std::string Plot(const std::string& stem, const std::string& dataset, const std::vector<Group>& groups, const fs::path& plots) {
   const std::string gnuplot = FindExecutable("gnuplot");
   if (gnuplot.empty()) return "gnuplot not installed";
   size_t curves = 0;
@@ -470,8 +449,7 @@ std::string Plot(const std::string& stem, const std::string& dataset,
       if (p.usable()) points += DataNumber(*p.seconds) + "\t" + DataNumber(*p.value) + "\t0\n";
     }
     if (!points.empty()) {
-      const std::string label =
-          DataLabel(fmt::format("{} ({}t, {})", g.engine, g.threads, g.machine.substr(0, 24)));
+      const std::string label = DataLabel(fmt::format("{} ({}t, {})", g.engine, g.threads, g.machine.substr(0, 24)));
       WriteFileAtomically((plots / fmt::format("{}-curve{}.dat", stem, curves++)).string(),
                           "seconds\tvalue\t" + label + "\n" + points);
     }
@@ -484,10 +462,9 @@ std::string Plot(const std::string& stem, const std::string& dataset,
   WriteFileAtomically(script.string(), kPlotScript);
   const std::string metric = groups.empty() ? std::string("metric") : groups[0].metric_name;
   // A gnuplot failure leaves its message in the .gp.err file; the report still links the plots.
-  const ProcessResult run =
-      RunProcess({gnuplot, "-c", script.string(), fs::absolute(plots).string(), stem, dataset,
-                  metric, std::to_string(curves), priced ? "1" : "0"},
-                 plots / (stem + ".gp.out"), plots / (stem + ".gp.err"));
+  const ProcessResult run = RunProcess({gnuplot, "-c", script.string(), fs::absolute(plots).string(), stem, dataset,
+                                        metric, std::to_string(curves), priced ? "1" : "0"},
+                                       plots / (stem + ".gp.out"), plots / (stem + ".gp.err"));
   PublishPlots(plots, stem, run.ok());
   return "";
 }
@@ -502,10 +479,7 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
   std::vector<nlohmann::json> contexts;
   for (const std::string& dir : o.run_dirs) ReadContexts(fs::path(dir) / "context.json", contexts);
   if (o.run_dirs.size() != 1 || fs::weakly_canonical(o.run_dirs[0]) != fs::weakly_canonical(out)) {
-    WriteFileAtomically(
-        (out / "context.json").string(),
-        nlohmann::json(contexts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-            "\n");
+    WriteFileAtomically((out / "context.json").string(), nlohmann::json(contexts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
   WriteResultFiles(rows, o.out_dir);
   std::string md =
@@ -543,9 +517,7 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
     const std::string stem = fmt::format("{}-{}", i + 1, Slug(d.dataset).substr(0, 40));
     const std::string missing = o.plots ? Plot(stem, d.dataset, d.groups, plots) : "not asked for";
     if (missing.empty()) {
-      md += fmt::format(
-          "![{0} time to accuracy](plots/{1}-curves.png) ![{0} cost](plots/{1}-cost.png)\n\n",
-          d.dataset, stem);
+      md += fmt::format("![{0} time to accuracy](plots/{1}-curves.png) ![{0} cost](plots/{1}-cost.png)\n\n", d.dataset, stem);
     } else {
       md += "(no plots: " + missing + ")\n\n";
     }

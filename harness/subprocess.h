@@ -54,8 +54,8 @@ struct ProcessInfo {
   char state = '?';                 // 'Z': ended, not yet waited for
   double cpu_seconds = 0;           // user + system, its own and its waited-for children's
   double children_cpu_seconds = 0;  // the part of cpu_seconds its waited-for children used
-  unsigned long long start_ticks =
-      0;  // when it started (clock ticks after boot): with pid, its identity
+  // When it started (clock ticks after boot): with pid, its identity.
+  unsigned long long start_ticks = 0;
   double rss_mb = 0;
 };
 // Every process /proc lists (none where there is no /proc).

@@ -110,8 +110,7 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
   };
   for (const CellResult& row : rows) {
     const std::string dataset = text(row.dataset, "?");
-    auto d = std::find_if(datasets.begin(), datasets.end(),
-                          [&](const DatasetGroups& x) { return x.dataset == dataset; });
+    auto d = std::find_if(datasets.begin(), datasets.end(), [&](const DatasetGroups& x) { return x.dataset == dataset; });
     if (d == datasets.end()) {
       datasets.push_back(
           {dataset, text(row.metric, "p_at_1"), row.target_rule, Number(row.target), {}});

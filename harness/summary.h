@@ -29,8 +29,8 @@ struct Group {
   bool external = false;  // run over the external-engine protocol (EngineFamily::external)
   // Time to target over every ok repeat: one that never reached the target counts as +inf, so
   // the median is "not reached" when most missed; `missed` says how many did.
-  Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99,
-      peak_rss_mb, cost, cost_to_target, active_recall, label_recall;
+  Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99, peak_rss_mb, cost,
+      cost_to_target, active_recall, label_recall;
   size_t missed = 0;
   size_t budget_stops = 0;  // ok repeats whose training the budget ended
   Stat epochs_trained;

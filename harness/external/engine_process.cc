@@ -71,7 +71,7 @@ EngineProcess::EngineProcess(const std::vector<std::string>& argv,
     : name_(std::move(name)) {
   int fds[2], status[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0 || pipe2(status, O_CLOEXEC) != 0)
-    throw std::runtime_error(fmt::format("socketpair: {}", std::strerror(errno)));
+    throw std::runtime_error(fmt::format("socketpair or pipe: {}", std::strerror(errno)));
   const std::string keeper = EngineKeeperPath();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

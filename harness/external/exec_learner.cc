@@ -247,7 +247,7 @@ std::string ExecLearner::RowsFile(const Dataset& data) const {
 TopK ExecLearner::Predict(const Dataset& data, uint32_t k) const {
   if (!process_) throw std::logic_error("ExecLearner::Predict before Stage");
   const std::string file = RowsFile(data);
-  const double before = process_->Sample(false).cpu_seconds;
+  const double before = phase_ == Phase::kAfter ? process_->Sample(false).cpu_seconds : 0;
   process_->Send({{"op", "predict"}, {"file", file}, {"k", k}});
   const nlohmann::json reply =
       Expect("predictions", spec_.reply_seconds, data.rows() * k * 12 + (1 << 20));
