@@ -322,7 +322,7 @@ std::map<std::string, std::string> FastTextLearner::context() const {
   if (!tuned_args_.empty()) facts["fasttext_tuned_args"] = tuned_args_;
   if (!autotune_budget_.empty()) facts["autotune_budget"] = autotune_budget_;
   if (!pauses_.empty()) facts["fasttext_pauses"] = pauses_;
-  if (staged_) facts["fasttext_staged_in"] = staged_->dir->path().string();
+  if (staged_) AddStagedFacts(*staged_->dir, facts);
   return facts;
 }
 

@@ -99,7 +99,9 @@ TreeUsage TreeMeter::Sample(bool memory) {
   }
   std::map<Key, Reading> kept;
   for (const ProcessInfo& p : members) {
-    usage.memory_mb += MemoryMb(p, now);
+    const double mb = MemoryMb(p, now);
+    usage.memory_mb += mb;
+    if (p.pid == root_) usage.root_memory_mb = mb;
     kept.insert(readings_.extract({p.pid, p.start_ticks}));
   }
   readings_ = std::move(kept);  // the ended ones' go

@@ -17,6 +17,7 @@ std::vector<ProcessInfo> Descendants(const std::vector<ProcessInfo>& all, int ro
 struct TreeUsage {
   double cpu_seconds = 0;  // user + system since each started, the ended ones included
   double memory_mb = 0;    // proportional set size: a page shared by n of them counts 1/n each
+  double root_memory_mb = 0;  // of it, root's own (with root)
   size_t processes = 0;
 };
 

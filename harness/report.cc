@@ -115,7 +115,9 @@ double BestMetric(const std::vector<Group>& groups) {
 
 std::string GroupTable(const std::vector<Group>& groups) {
   std::string md =
-      "| engine | machine | threads | runs | train s | metric | time to target s | samples/s | active / label recall | latency p50 / p99 µs | peak RSS MB | cost $ | cost to target $ | speed-up vs fastest dense |\n"
+      "| engine | machine | threads | runs | train s | metric | time to target s | samples/s | "
+      "active / label recall | latency p50 / p99 µs | peak memory MB | cost $ | cost to target $ | "
+      "speed-up vs fastest dense |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   const double best = BestMetric(groups);
   for (const Group& g : groups) {
@@ -327,6 +329,10 @@ std::string ExternalRows(const DatasetGroups& d) {
           ? fmt::format(", {} µs p50 here (`{}`: the null engine, whose prediction costs nothing).",
                         Num(null->latency_p50.median, "{:.0f}"), null->engine)
           : std::string(" (not measured in this run: it has no ok row of exec:null).");
+  md +=
+      " Its peak memory is the cell's: the harness process (which holds the dataset, as for "
+      "every row) and the engine's processes measured together; the engine's own is in the "
+      "table of external engines.";
   if (null == nullptr) return md + "\n\n";
   std::vector<std::string> floor;
   for (const Group& g : d.groups) {

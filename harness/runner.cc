@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/synthetic.h"
 #include "engine/api/engine_error.h"
@@ -103,6 +104,13 @@ CellResult CellOutcome(const ProcessResult& process, const fs::path& out, const 
   return *line;
 }
 
+// The runner's own measure of the cell's peak: its whole process tree sampled together, plus
+// the files the cell's learner staged in memory.
+double CellTreePeakMb(const CellResult& row, const ProcessResult& process) {
+  const auto staged = row.context.find(kStagedMemoryMbKey);
+  return process.peak_rss_mb + (staged == row.context.end() ? 0.0 : std::stod(staged->second));
+}
+
 class Progress {
  public:
   explicit Progress(size_t total) : total_(total), tty_(isatty(STDERR_FILENO) != 0), start_(Clock::now()) {}
@@ -194,6 +202,8 @@ int RunMatrix(const RunOptions& o) {
                                              stem.string() + ".log", limits);
     fs::remove(stem.string() + ".pid");
     CellResult row = CellOutcome(process, stem.string() + ".out", stem.string() + ".log");
+    if (row.ok())
+      row.peak_rss_mb = std::max(row.peak_rss_mb.value_or(0.0), CellTreePeakMb(row, process));
     AddCellFields(row, cell, context, pricing, process.seconds);
     results.Add(stem.filename().string(), row);
     failed += !row.ok();

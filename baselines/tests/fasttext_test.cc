@@ -232,7 +232,7 @@ TEST(FastTextLearner, StagesAShuffledFileInMemoryAndRemovesIt) {
   {
     FastTextLearner learner(std::string("fasttext:epoch=5,") + kSmallModel, {0, 2}, Threads(1));
     learner.Stage(train);
-    dir = learner.context().at("fasttext_staged_in");
+    dir = learner.context().at("staged_in");
     if (std::filesystem::is_directory("/dev/shm")) {
       EXPECT_EQ(dir.parent_path(), "/dev/shm");
     }
@@ -242,10 +242,17 @@ TEST(FastTextLearner, StagesAShuffledFileInMemoryAndRemovesIt) {
       if (lines < 200 && line.starts_with("__label__1 ")) ++label1_in_first_half;
     }
     EXPECT_EQ(lines, 400u);
+    // The file's size is stated; in /dev/shm it is memory, which the cell's peak adds.
+    const auto facts = learner.context();
+    const double mb =
+        static_cast<double>(std::filesystem::file_size(dir / "train.txt")) / (1024.0 * 1024.0);
+    EXPECT_NEAR(std::stod(facts.at(kStagedMbKey)), mb, 0.051);
+    EXPECT_EQ(facts.at(kStagedMemoryMbKey),
+              dir.parent_path() == "/dev/shm" ? facts.at(kStagedMbKey) : "0.0");
     EXPECT_GT(label1_in_first_half, 60u);  // sorted input: 0 before shuffling
     EXPECT_LT(label1_in_first_half, 140u);
     learner.Train(train, {});
-    EXPECT_EQ(std::vector<std::string>(1, learner.context().at("fasttext_staged_in")),
+    EXPECT_EQ(std::vector<std::string>(1, learner.context().at("staged_in")),
               std::vector<std::string>(1, dir.string()));  // Train reads what Stage wrote
   }
   EXPECT_FALSE(std::filesystem::exists(dir));
@@ -255,7 +262,8 @@ TEST(FastTextLearner, RemovesWhatAKilledRunLeftStaged) {
   const Dataset train = ReviewData(50, 1);
   FastTextLearner first(std::string("fasttext:epoch=1,") + kSmallModel, {0, 2}, Threads(1));
   first.Stage(train);
-  const std::filesystem::path parent = std::filesystem::path(first.context().at("fasttext_staged_in")).parent_path();
+  const std::filesystem::path parent =
+      std::filesystem::path(first.context().at("staged_in")).parent_path();
   // pid 2^22 + 1 is above Linux's pid_max limit, so no process has it.
   const std::filesystem::path stale = parent / "sparsebench-fasttext-4194305-AbCdEf";
   const std::filesystem::path other = parent / "sparsebench-fasttext-notapid";
@@ -266,7 +274,7 @@ TEST(FastTextLearner, RemovesWhatAKilledRunLeftStaged) {
   second.Stage(train);
   EXPECT_FALSE(std::filesystem::exists(stale));
   EXPECT_TRUE(std::filesystem::exists(other));  // not named after a process: left alone
-  EXPECT_TRUE(std::filesystem::exists(first.context().at("fasttext_staged_in")));  // alive: kept
+  EXPECT_TRUE(std::filesystem::exists(first.context().at("staged_in")));  // alive: kept
   std::filesystem::remove_all(other);
 }
 

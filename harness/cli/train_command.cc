@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/featurizer.h"
 #include "datasets/metrics.h"
@@ -39,6 +40,17 @@ double PeakRssMb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+// The cell's peak memory: this process's own peak or, where larger, that of the whole tree
+// measured together (an external engine's: this process and the engine's), plus the files
+// the learner staged in memory (tmpfs), which no process's resident size counts.
+double CellPeakMemoryMb(const std::map<std::string, std::string>& context) {
+  auto figure = [&](const char* key) {
+    const auto it = context.find(key);
+    return it == context.end() ? 0.0 : std::stod(it->second);
+  };
+  return std::max(PeakRssMb(), figure("cell_peak_memory_mb")) + figure(kStagedMemoryMbKey);
 }
 
 // Reads both files (not on the training clock). Test text is featurized here for engines that
@@ -106,10 +118,7 @@ void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
   if (!args.save.empty()) learner.Save(args.save);
   measured.learner->Finish();
   r.context = learner.context();
-  // An external engine's process tree holds its own copy of the model and data.
-  const auto engine_rss = r.context.find("engine_peak_memory_mb");
-  r.peak_rss_mb =
-      PeakRssMb() + (engine_rss == r.context.end() ? 0.0 : std::stod(engine_rss->second));
+  r.peak_rss_mb = CellPeakMemoryMb(r.context);
   r.status = "ok";
   WriteChildLine(r, stdout);
 }

@@ -103,6 +103,7 @@ EngineProcess::EngineProcess(const std::vector<std::string>& argv,
         fmt::format("cannot run the engine keeper {}: {}", keeper, std::strerror(error)));
   }
   meter_ = std::make_unique<TreeMeter>(keeper_, false);
+  cell_meter_ = std::make_unique<TreeMeter>(getpid(), true);
   ReadStatus(10, false);
   if (subreaper_error_ != 0) {
     throw std::runtime_error(fmt::format(
@@ -242,9 +243,12 @@ nlohmann::json EngineProcess::Receive(double deadline_seconds, std::string_view 
 
 EngineUsage EngineProcess::Sample(bool memory) {
   if (!meter_) return usage_;
-  const TreeUsage now = meter_->Sample(memory);
-  usage_.cpu_seconds = std::max(usage_.cpu_seconds, now.cpu_seconds);
-  usage_.peak_memory_mb = std::max(usage_.peak_memory_mb, now.memory_mb);
+  usage_.cpu_seconds = std::max(usage_.cpu_seconds, meter_->Sample(false).cpu_seconds);
+  if (memory) {
+    const TreeUsage cell = cell_meter_->Sample(true);
+    usage_.peak_memory_mb = std::max(usage_.peak_memory_mb, cell.memory_mb - cell.root_memory_mb);
+    usage_.cell_peak_memory_mb = std::max(usage_.cell_peak_memory_mb, cell.memory_mb);
+  }
   return usage_;
 }
 
@@ -261,6 +265,7 @@ size_t EngineProcess::Stop(double grace_seconds) {
   }
   keeper_ = -1;
   meter_.reset();
+  cell_meter_.reset();
   return left;
 }
 

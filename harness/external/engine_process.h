@@ -11,10 +11,12 @@
 namespace sparsebench {
 
 // What the engine and every process it started have used: CPU seconds, those that ended
-// included, and the largest memory seen (proportional set sizes summed over them).
+// included, and the largest memory seen (proportional set sizes summed over them); and the
+// largest memory of the whole cell, this process and the engine's tree measured together.
 struct EngineUsage {
   double cpu_seconds = 0;
   double peak_memory_mb = 0;
+  double cell_peak_memory_mb = 0;
 };
 
 // An external engine's process: argv[0] run by sparsebench-engine-keeper (engine_keeper.cc),
@@ -38,7 +40,8 @@ class EngineProcess {
   // carrying the engine's own words. `awaiting` names what is waited for, for messages.
   nlohmann::json Receive(double deadline_seconds, std::string_view awaiting, size_t max_line_bytes);
 
-  // Samples the CPU time and (with `memory`) the memory of the engine's whole tree now.
+  // Samples the CPU time and (with `memory`) the memory of the engine's whole tree, and of
+  // the cell's (this process's with it), now.
   EngineUsage Sample(bool memory = true);
   // Ends the engine: its stdin closes, it has `grace_seconds` to exit, then every process left
   // in its tree gets SIGTERM, then SIGKILL. Returns how many processes were left (the engine
@@ -59,7 +62,8 @@ class EngineProcess {
   int subreaper_error_ = 0;
   std::string name_;
   std::string buffer_, status_buffer_;
-  std::unique_ptr<TreeMeter> meter_;
+  std::unique_ptr<TreeMeter> meter_;       // the engine's tree: CPU
+  std::unique_ptr<TreeMeter> cell_meter_;  // this process and its tree: memory
   EngineUsage usage_;
 };
 

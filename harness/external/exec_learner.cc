@@ -299,7 +299,7 @@ std::map<std::string, std::string> ExecLearner::context() const {
   std::string off_clock;
   for (const std::string& found : OffClockWork(phases))
     off_clock += (off_clock.empty() ? "" : "; ") + found;
-  return {
+  std::map<std::string, std::string> facts = {
       {"engine_program", spec_.path},
       {"engine_hello", hello_},
       {"engine_env", env},
@@ -314,7 +314,10 @@ std::map<std::string, std::string> ExecLearner::context() const {
       {"engine_after_rows", std::to_string(cpu_.after_rows)},
       {"engine_cpu_reference_read_seconds", cpu(cpu_.reference_read)},
       {"engine_off_clock", off_clock},
-      {"engine_peak_memory_mb", fmt::format("{:.1f}", usage.peak_memory_mb)}};
+      {"engine_peak_memory_mb", fmt::format("{:.1f}", usage.peak_memory_mb)},
+      {"cell_peak_memory_mb", fmt::format("{:.1f}", usage.cell_peak_memory_mb)}};
+  if (dir_) AddStagedFacts(*dir_, facts);
+  return facts;
 }
 
 }  // namespace sparsebench

@@ -232,6 +232,7 @@ TEST(Report, ExternalRowsShowCpuByPhaseAndWorkOffTheClock) {
                        {"engine_cpu_after_predict_seconds", "0.700"},
                        {"engine_after_rows", "4000"},
                        {"engine_cpu_after_seconds", "0.900"},
+                       {"engine_peak_memory_mb", "412.6"},
                        {"engine_off_clock", ""}};
   cheat["spec"] = "exec:/opt/cheat.py";
   cheat["context"] = {{"engine_protocol", "1: labels given at load"},
@@ -243,12 +244,14 @@ TEST(Report, ExternalRowsShowCpuByPhaseAndWorkOffTheClock) {
   WriteReport(Options(run, dir.file("out")));
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("| `honest` ⇄ | 2 | 0.05 | 0.40 | 12.00 | 1.50 (8000 rows) | 0.70 (4000 rows) "
-                    "| 0.90 |"),
+                    "| 0.90 | 413 |"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| `cheat` ⇄ ⚠ work off the clock |"), std::string::npos) << md;
   EXPECT_EQ(md.find("| `honest` ⇄ ⚠"), std::string::npos) << md;
   EXPECT_NE(md.find("| `cheat` ⇄ | 1: labels given at load | — | 8.60 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| — |\n"), std::string::npos) << md;  // cheat's memory: not in its context
+  EXPECT_NE(md.find("Its peak memory is the cell's: the harness process"), std::string::npos) << md;
   EXPECT_NE(md.find("⚠ `cheat` did work off the clock that looks like learning, repeat 1: load "
                     "took 8.60 CPU-s"),
             std::string::npos)

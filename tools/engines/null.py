@@ -3,10 +3,11 @@
 
 The reference implementation of SparseBench's external-engine protocol, version 2
 (tools/engines/README.md, spoken by protocol.py), in Python 3's standard library only, and
-the floor every other row must beat. "Training" reads the labels and counts them, batch by
-batch, pausing where the harness asks.
+the floor every other row must beat. "Training" reads the labels as a stream and counts them,
+row by row, pausing where the harness asks; it keeps nothing of the rows but the counts.
 """
 import collections
+import itertools
 import json
 import os
 import sys
@@ -25,7 +26,6 @@ class NullEngine:
         self.ranked = None  # labels by falling count, after training
 
     def load(self, message):
-        self.labels = None
         self.num_labels = message["labels"]
         settings = message["settings"]
         self.batch = settings["batch"] or 256
@@ -33,16 +33,18 @@ class NullEngine:
         return {"batch": self.batch, "lr": 0, "epochs": self.epochs, "optimizer": "none (counts labels)"}
 
     def train(self, message, session):
-        self.labels = protocol.read_labels(message["labels"])
-        rows = len(self.labels)
+        labels = protocol.iter_labels(message["labels"])
         for epoch in range(self.epochs):
+            rows = iter(labels)
             done = 0
-            for at in message["pause_after"] + [rows]:
-                while done < at:
-                    self.counts.update(self.labels[done])
-                    done += 1
+            for at in message["pause_after"] + [len(labels)]:
+                for row in itertools.islice(rows, at - done):
+                    self.counts.update(row)
+                done = at
                 self.ranked = None
                 session.pause(epoch, at)
+            for _ in rows:  # the file's end, where its row count is checked
+                pass
 
     def model_bytes(self):
         return 16 * len(self.counts)

@@ -53,8 +53,7 @@ class SklearnText:
         self.model = None
         self.vectorizer = HashingVectorizer(ngram_range=(1, opts["ngrams"]), n_features=opts["n_features"],
                                             alternate_sign=False)
-        _, rows = protocol.read_rows(message["train"])
-        self.text = [row["text"] for row in rows]
+        self.text = [row["text"] for row in protocol.iter_rows(message["train"])]
         schedule = f"eta0={settings['lr']} constant" if settings["lr"] else "sklearn's 'optimal' rate"
         return {"batch": self.batch, "lr": settings["lr"] or 0, "epochs": self.epochs, "pauses": "any",
                 "optimizer": f"SGDClassifier(loss={opts['loss']}, alpha={opts['alpha']}, {schedule}), partial_fit "
@@ -63,7 +62,7 @@ class SklearnText:
 
     def read_labels(self, path):
         self.y = np.full(len(self.text), -1, dtype=np.int64)
-        for i, labels in enumerate(protocol.read_labels(path)):
+        for i, labels in enumerate(protocol.iter_labels(path)):
             if len(labels) > 1:
                 raise EngineError(f"sklearn trains single-label text; training row {i} has {len(labels)} labels")
             if labels:

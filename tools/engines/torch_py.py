@@ -103,7 +103,10 @@ def initial_weights(seed, rows, dim, fan_in, fan_out):
         bits[:, j] = xoshiro_next(s)
     scale = np.float32(math.sqrt(6.0 / (fan_in + fan_out)) * 2.0**-31)
     words = bits.view(np.uint32).reshape(-1)[:n]  # little-endian: low half first, as put(i, bits)
-    return torch.from_numpy((words.view(np.int32).astype(np.float32) * scale).reshape(rows, dim))
+    weights = words.view(np.int32).astype(np.float32)
+    del s, bits, words
+    weights *= scale  # in place: one copy of the layer beside the model's, not two
+    return torch.from_numpy(weights.reshape(rows, dim))
 
 
 def keep_freed_memory():
@@ -117,19 +120,24 @@ def keep_freed_memory():
 
 
 class Csr:
-    """Rows of ids and values (and labels) as flat arrays, and batches gathered from them."""
+    """Rows of ids and values (and labels) as flat arrays (protocol.Ragged), and batches gathered
+    from them."""
 
     def __init__(self, rows):
+        self.ptr, self.ids, self.values = rows.ptr, rows.flat, rows.values
+
+    @classmethod
+    def of(cls, rows):
+        """Rows as the protocol's dicts (a predict request's)."""
         lengths = np.array([len(r["ids"]) for r in rows], dtype=np.int64)
-        self.ptr = np.concatenate(([0], np.cumsum(lengths)))
-        self.ids = np.fromiter((i for r in rows for i in r["ids"]), dtype=np.int64, count=self.ptr[-1])
-        self.values = np.fromiter((v for r in rows for v in r["values"]), dtype=np.float32, count=self.ptr[-1])
+        ptr = np.concatenate(([0], np.cumsum(lengths)))
+        ids = np.fromiter((i for r in rows for i in r["ids"]), dtype=np.int64, count=ptr[-1])
+        values = np.fromiter((v for r in rows for v in r["values"]), dtype=np.float32, count=ptr[-1])
+        return cls(protocol.Ragged(ptr, ids, values))
 
     def set_labels(self, labels):
-        """Each row's label ids (protocol.read_labels)."""
-        counts = np.array([len(l) for l in labels], dtype=np.int64)
-        self.label_ptr = np.concatenate(([0], np.cumsum(counts)))
-        self.labels = np.fromiter((l for row in labels for l in row), dtype=np.int64, count=self.label_ptr[-1])
+        """Each row's label ids (protocol.label_arrays)."""
+        self.label_ptr, self.labels = labels.ptr, labels.flat
 
     @staticmethod
     def _spans(ptr, rows):
@@ -139,7 +147,8 @@ class Csr:
 
     def inputs(self, rows):
         at, offsets, _ = self._spans(self.ptr, rows)
-        return torch.from_numpy(self.ids[at]), torch.from_numpy(offsets), torch.from_numpy(self.values[at])
+        ids = self.ids[at]  # EmbeddingBag takes 32- or 64-bit ids, and offsets of the same type
+        return torch.from_numpy(ids), torch.from_numpy(offsets.astype(ids.dtype)), torch.from_numpy(self.values[at])
 
     def targets(self, rows, outputs):
         """Flat indices into the batch's logits and their weights 1/k."""
@@ -184,14 +193,16 @@ class TorchPy:
         half_life = settings.get("lr_half_life")
         self.half_life = 500_000 if half_life is None else half_life
         self.sparse = opts["embedding_grad"] == "sparse"
+        # Read before keep_freed_memory: under glibc's defaults the growing arrays are mapped
+        # blocks that grow in place, not copies left behind in the heap.
+        rows = protocol.row_arrays(message["train"])
+        self.data, self.rows = Csr(rows), len(rows)
+        print(f"torch-py: {self.rows} rows, {len(rows.flat)} ids and values as arrays: "
+              f"{rows.nbytes() / 2**20:.0f} MB", file=sys.stderr)
         if opts["malloc"] == "keep":
             keep_freed_memory()
         torch.set_num_threads(self.threads)
         torch.manual_seed(self.seed)
-
-        _, rows = protocol.read_rows(message["train"])
-        self.data = Csr(rows)
-        self.rows = len(rows)
         self.labels = message["labels"]
         self.features, self.hidden = message["features"], opts["hidden"]
         self.model = None
@@ -203,7 +214,7 @@ class TorchPy:
 
     def build(self, labels_file):
         """The labels, the model with its initial weights and its optimizers: at the start of `train`."""
-        self.data.set_labels(protocol.read_labels(labels_file))
+        self.data.set_labels(protocol.label_arrays(labels_file))
         self.labelled = np.diff(self.data.label_ptr) > 0
         self.model = Mlp(self.features, self.hidden, self.labels, self.sparse)
         with torch.no_grad():
@@ -278,7 +289,7 @@ class TorchPy:
     def predict(self, rows, k):
         self.use_threads(1 if len(rows) == 1 else self.threads)  # one request, one thread, as `torch`
         self.model.eval()
-        data = Csr(rows)
+        data = Csr.of(rows)
         k = min(k, self.labels)
         block = min(max((16 << 20) // self.labels, 1), 1024)
         ids = []

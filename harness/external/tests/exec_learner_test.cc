@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -183,6 +184,19 @@ TEST(ExecLearner, PagesSharedAfterAForkCountOnce) {
   const double mb = std::stod(Context("fork_shared", ",hog_mb=300").at("engine_peak_memory_mb"));
   EXPECT_GE(mb, 300.0);
   EXPECT_LE(mb, 420.0);
+}
+
+// The cell's peak is this process and the engine's tree at the same moments: at least the
+// engine's 300 MB plus this process's share, at most their two peaks added.
+TEST(ExecLearner, TheCellsPeakMeasuresTheHarnessAndTheEngineTogether) {
+  const auto context = Context("fork_shared", ",hog_mb=300");
+  const double engine = std::stod(context.at("engine_peak_memory_mb"));
+  const double cell = std::stod(context.at("cell_peak_memory_mb"));
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  EXPECT_GE(engine, 300.0);
+  EXPECT_GE(cell, engine + 5.0);  // this test process holds some MB of its own
+  EXPECT_LE(cell, engine + static_cast<double>(self.ru_maxrss) / 1024.0);
 }
 
 // Protocol 2: the rows at load carry no labels; the labels file `train` names has each row's.

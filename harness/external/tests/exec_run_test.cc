@@ -51,6 +51,8 @@ engines = [
                                Wrapper(dir, "duplicate") + R"(" },
   { name = "escape_memory", spec = "exec:)" +
                                Wrapper(dir, "escape_memory") + R"(,hog_mb=3000" },
+  { name = "shared", spec = "exec:)" +
+                               Wrapper(dir, "fork_shared") + R"(,hog_mb=300" },
 ]
 )";
   RunOptions o;
@@ -60,7 +62,7 @@ engines = [
   o.binary = SPARSEBENCH_BINARY;
   EXPECT_EQ(RunMatrix(o), 4);
   const auto rows = ReadResultsCsv(o.out_dir + "/results.csv");
-  ASSERT_EQ(rows.size(), 5u);
+  ASSERT_EQ(rows.size(), 6u);
   EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
   EXPECT_EQ(rows[1].status, "timeout") << rows[1].reason;
   EXPECT_EQ(rows[2].status, "oom") << rows[2].reason;
@@ -69,6 +71,11 @@ engines = [
   // 3,000 MB held by a grandchild in a session of its own (double fork, setsid, SIGTERM
   // ignored) count against max_memory_mb; the grandchild is stopped with the cell.
   EXPECT_EQ(rows[4].status, "oom") << rows[4].reason;
+  // The row's peak is the cell's: the engine's 300 MB (shared with its child after a fork,
+  // counted once) and the harness process's own, together.
+  EXPECT_EQ(rows[5].status, "ok") << rows[5].reason;
+  EXPECT_GE(rows[5].peak_rss_mb.value_or(0), 305.0);
+  EXPECT_LE(rows[5].peak_rss_mb.value_or(0), 900.0);
   EXPECT_EQ(MarkedProcessesRunning(), 0);
 }
 
