@@ -507,7 +507,10 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
       "(sparse "
       "engines): the share of each probed training row's 5 best exact outputs, and of its true "
       "labels, that "
-      "the selector put in the active set. ⚠ marks a final metric below half the best row's; "
+      "the selector put in the active set. Peak memory is the cell's largest: the harness "
+      "process, which holds the dataset, and an external engine's processes measured together, "
+      "plus files staged in memory (fastText's input in /dev/shm). "
+      "⚠ marks a final metric below half the best row's; "
       "\"⚠ work off the clock\", an external engine the referee flagged (the figures are on its "
       "line below the dataset's CPU table).\n\n## "
       "Machines\n\n" +
