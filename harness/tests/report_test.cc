@@ -252,7 +252,8 @@ TEST(Report, ExternalRowsShowCpuByPhaseAndWorkOffTheClock) {
   EXPECT_NE(md.find("| `cheat` ⇄ | 1: labels given at load | — | 8.60 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| — |\n"), std::string::npos) << md;  // cheat's memory: not in its context
   EXPECT_NE(md.find("Its peak memory is the cell's: the harness process"), std::string::npos) << md;
-  EXPECT_NE(md.find("Peak memory is the cell's largest: the harness process"), std::string::npos) << md;
+  EXPECT_NE(md.find("Peak memory is the cell's largest: the harness process"), std::string::npos)
+      << md;
   EXPECT_NE(md.find("⚠ `cheat` did work off the clock that looks like learning, repeat 1: load "
                     "took 8.60 CPU-s"),
             std::string::npos)
