@@ -50,4 +50,9 @@ void AddStagedFacts(const TempDir& dir, std::map<std::string, std::string>& fact
   facts[kStagedMemoryMbKey] = fmt::format("{:.1f}", staged.in_memory ? staged.mb : 0.0);
 }
 
+double StagedMemoryMb(const std::map<std::string, std::string>& facts) {
+  const auto it = facts.find(kStagedMemoryMbKey);
+  return it == facts.end() ? 0.0 : std::stod(it->second);
+}
+
 }  // namespace sparsebench

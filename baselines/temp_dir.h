@@ -36,5 +36,7 @@ inline constexpr const char* kStagedMbKey = "staged_mb";
 inline constexpr const char* kStagedInKey = "staged_in";
 inline constexpr const char* kStagedMemoryMbKey = "staged_memory_mb";
 void AddStagedFacts(const TempDir& dir, std::map<std::string, std::string>& facts);
+// The MB a context's staged_memory_mb states; 0 where it has none.
+double StagedMemoryMb(const std::map<std::string, std::string>& facts);
 
 }  // namespace sparsebench

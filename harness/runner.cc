@@ -104,13 +104,6 @@ CellResult CellOutcome(const ProcessResult& process, const fs::path& out, const 
   return *line;
 }
 
-// The runner's own measure of the cell's peak: its whole process tree sampled together, plus
-// the files the cell's learner staged in memory.
-double CellTreePeakMb(const CellResult& row, const ProcessResult& process) {
-  const auto staged = row.context.find(kStagedMemoryMbKey);
-  return process.peak_rss_mb + (staged == row.context.end() ? 0.0 : std::stod(staged->second));
-}
-
 class Progress {
  public:
   explicit Progress(size_t total) : total_(total), tty_(isatty(STDERR_FILENO) != 0), start_(Clock::now()) {}
@@ -202,8 +195,11 @@ int RunMatrix(const RunOptions& o) {
                                              stem.string() + ".log", limits);
     fs::remove(stem.string() + ".pid");
     CellResult row = CellOutcome(process, stem.string() + ".out", stem.string() + ".log");
+    // The runner's own measure of the cell's peak, its whole process tree sampled together,
+    // where it is larger than the cell's.
     if (row.ok())
-      row.peak_rss_mb = std::max(row.peak_rss_mb.value_or(0.0), CellTreePeakMb(row, process));
+      row.peak_rss_mb = std::max(row.peak_rss_mb.value_or(0.0),
+                                 process.peak_rss_mb + StagedMemoryMb(row.context));
     AddCellFields(row, cell, context, pricing, process.seconds);
     results.Add(stem.filename().string(), row);
     failed += !row.ok();

@@ -46,11 +46,9 @@ double PeakRssMb() {
 // measured together (an external engine's: this process and the engine's), plus the files
 // the learner staged in memory (tmpfs), which no process's resident size counts.
 double CellPeakMemoryMb(const std::map<std::string, std::string>& context) {
-  auto figure = [&](const char* key) {
-    const auto it = context.find(key);
-    return it == context.end() ? 0.0 : std::stod(it->second);
-  };
-  return std::max(PeakRssMb(), figure("cell_peak_memory_mb")) + figure(kStagedMemoryMbKey);
+  const auto cell = context.find("cell_peak_memory_mb");
+  const double together = cell == context.end() ? 0.0 : std::stod(cell->second);
+  return std::max(PeakRssMb(), together) + StagedMemoryMb(context);
 }
 
 // Reads both files (not on the training clock). Test text is featurized here for engines that

@@ -90,12 +90,6 @@ def iter_labels(path):
     return JsonLines(path, "sparsebench-labels")
 
 
-def read_labels(path):
-    """The labels of the training rows, a list of label ids a row, all at once. iter_labels keeps
-    one row at a time; label_arrays keeps them in two flat arrays."""
-    return list(iter_labels(path))
-
-
 class Ragged:
     """Rows of numbers as flat arrays: row r's are flat[ptr[r]:ptr[r + 1]] (numpy arrays where
     numpy is installed, else the `array` module's). `flat` holds 32-bit numbers where they fit."""
@@ -123,14 +117,20 @@ def _finish(*parts):
 
 
 def row_arrays(path, text=False):
-    """A rows file as Ragged arrays, read as a stream: `flat` the ids, `values` beside them (32-bit
-    floats) and, with `text`, `text` a list of each row's raw text."""
+    """A rows file as Ragged arrays, read as a stream (ragged_rows)."""
     rows = iter_rows(path)
-    ptr, ids, values = array.array("q", [0]), array.array(_id_type(rows.header["features"])), array.array("f")
+    return ragged_rows(rows, rows.header["features"], text, path)
+
+
+def ragged_rows(rows, features=2**31, text=False, name="rows"):
+    """Rows (the protocol's dicts, from a file or a predict request) as Ragged arrays: `flat` the
+    ids, below `features`, `values` beside them (32-bit floats) and, with `text`, `text` a list of
+    each row's raw text."""
+    ptr, ids, values = array.array("q", [0]), array.array(_id_type(features)), array.array("f")
     texts = [] if text else None
     for r, row in enumerate(rows):
         if len(row["ids"]) != len(row["values"]):
-            raise EngineError(f"{path}: row {r} has {len(row['ids'])} ids and {len(row['values'])} values")
+            raise EngineError(f"{name}: row {r} has {len(row['ids'])} ids and {len(row['values'])} values")
         ids.extend(row["ids"])
         values.extend(row["values"])
         ptr.append(len(ids))

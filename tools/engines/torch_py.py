@@ -126,15 +126,6 @@ class Csr:
     def __init__(self, rows):
         self.ptr, self.ids, self.values = rows.ptr, rows.flat, rows.values
 
-    @classmethod
-    def of(cls, rows):
-        """Rows as the protocol's dicts (a predict request's)."""
-        lengths = np.array([len(r["ids"]) for r in rows], dtype=np.int64)
-        ptr = np.concatenate(([0], np.cumsum(lengths)))
-        ids = np.fromiter((i for r in rows for i in r["ids"]), dtype=np.int64, count=ptr[-1])
-        values = np.fromiter((v for r in rows for v in r["values"]), dtype=np.float32, count=ptr[-1])
-        return cls(protocol.Ragged(ptr, ids, values))
-
     def set_labels(self, labels):
         """Each row's label ids (protocol.label_arrays)."""
         self.label_ptr, self.labels = labels.ptr, labels.flat
@@ -289,7 +280,7 @@ class TorchPy:
     def predict(self, rows, k):
         self.use_threads(1 if len(rows) == 1 else self.threads)  # one request, one thread, as `torch`
         self.model.eval()
-        data = Csr.of(rows)
+        data = Csr(protocol.ragged_rows(rows, self.features))
         k = min(k, self.labels)
         block = min(max((16 << 20) // self.labels, 1), 1024)
         ids = []
