@@ -36,6 +36,13 @@ DenseSpec DenseSpec::Parse(const std::string& text, const std::string& family) {
   if (family == kTorchFamily) {
     d.device = spec.String("device", "cpu");
     if (d.device != "cpu" && d.device != "cuda") throw ConfigError("device must be cpu or cuda");
+    d.precision = spec.String("precision", "fp32");
+    if (d.precision != "fp32" && d.precision != "bf16") {
+      throw ConfigError("precision must be fp32 or bf16, not " + d.precision);
+    }
+    if (d.precision == "bf16" && d.device != "cpu") {
+      throw ConfigError("precision=bf16 is LibTorch's CPU autocast; it needs device=cpu");
+    }
   }
   spec.Finish();
   return d;
@@ -45,7 +52,7 @@ std::string DenseSpec::Canonical() const {
   const InputUpdateKey k = KeyOf(family);
   std::string s = family + ":hidden=" + std::to_string(hidden) + "," + k.key + "=" +
                   (sparse_input_update ? k.sparse : k.dense);
-  if (family == kTorchFamily) s += ",device=" + device;
+  if (family == kTorchFamily) s += ",device=" + device + ",precision=" + precision;
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -28,9 +29,9 @@ constexpr int64_t kDefaultDim = 10, kDefaultNgrams = 2, kDefaultBucket = 10'000'
 constexpr int64_t kDefaultEpoch = 5;
 constexpr double kDefaultLr = 0.1;
 constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
-// Autotune: the final training on all rows is estimated as the best trial's time (on 90% of
-// them) scaled by the row ratio and this margin.
-constexpr double kFinalTrainingMargin = 1.1;
+// autotune=auto: the search lasts this many times its first trial (fastText's defaults on the
+// tuning rows), measured to let at least five trials finish at every size the matrices use.
+constexpr double kAutoFirstTrials = 12;
 
 // Every key's minimum is >= 0, so -1 can only be the fallback of an absent key.
 std::optional<int64_t> OptionalInt(Spec& spec, const std::string& key, int64_t min, int64_t max) {
@@ -84,7 +85,20 @@ FastTextLearner::Config FastTextLearner::ParseConfig(const std::string& text) {
   c.loss = Choice(spec, "loss", {"auto", "softmax", "ova", "hs", "ns"});
   c.neg = spec.Int("neg", 5, 1, 1'000'000);
   c.repeat_values = Choice(spec, "values", {"drop", "repeat"}) == "repeat";
-  c.autotune_seconds = spec.Int("autotune", 0, 0, kIntMax);
+  const std::string autotune = spec.String("autotune", "0");
+  if (autotune == "auto") {
+    c.autotune_first_trials = kAutoFirstTrials;
+  } else {
+    int64_t seconds = -1;
+    const auto [end, error] =
+        std::from_chars(autotune.data(), autotune.data() + autotune.size(), seconds);
+    if (error != std::errc() || end != autotune.data() + autotune.size() || seconds < 0 ||
+        seconds > kIntMax) {
+      throw ConfigError("engine spec: autotune=" + autotune +
+                        " must be auto or whole seconds from 0 to " + std::to_string(kIntMax));
+    }
+    c.autotune_seconds = static_cast<double>(seconds);
+  }
   c.threads = spec.Int("threads", 0, 0, 1024);
   spec.Finish();
   if (c.bucket == 0 && c.ngrams.value_or(2) > 1) {
@@ -105,7 +119,7 @@ int FastTextLearner::threads() const {
 }
 
 std::vector<FastTextLearner::Setting> FastTextLearner::TunableSettings() const {
-  const bool only_given = config_.autotune_seconds > 0;
+  const bool only_given = config_.autotune();
   return {{"dim", "-dim", SettingText(config_.dim, kDefaultDim, only_given)},
           {"ngrams", "-wordNgrams", SettingText(config_.ngrams, kDefaultNgrams, only_given)},
           {"bucket", "-bucket", SettingText(config_.bucket, kDefaultBucket, only_given)},
@@ -124,7 +138,9 @@ std::string FastTextLearner::spec() const {
   if (!text_rows_.value_or(false)) {
     items.push_back(std::string("values=") + (config_.repeat_values ? "repeat" : "drop"));
   }
-  items.push_back(fmt::format("autotune={}", config_.autotune_seconds));
+  items.push_back(config_.autotune_first_trials > 0
+                      ? std::string("autotune=auto")
+                      : fmt::format("autotune={:g}", config_.autotune_seconds));
   if (config_.threads > 0) items.push_back(fmt::format("threads={}", config_.threads));
   return fmt::format("fasttext:{}", fmt::join(items, ","));
 }
@@ -157,7 +173,7 @@ void FastTextLearner::Stage(const Dataset& train) {
   staged_.reset();
   model_.reset();
   text_rows_ = train.has_text();
-  staged_ = StageFastTextRows(train, RowFormat(true), options_.seed, config_.autotune_seconds > 0);
+  staged_ = StageFastTextRows(train, RowFormat(true), options_.seed, config_.autotune());
   loss_ = config_.loss != "auto" ? config_.loss : AnyMultiLabel(train) ? "ova" : "softmax";
   num_labels_ = std::max(num_labels_, train.num_labels);
 }
@@ -169,7 +185,7 @@ void FastTextLearner::Train(const Dataset& train, const PausePlan& plan) {
   train_args_.clear();
   tuned_args_.clear();
   autotune_budget_.clear();
-  if (config_.autotune_seconds > 0) {
+  if (config_.autotune()) {
     TrainAutotuned(plan);
   } else {
     TrainFixed(plan);
@@ -192,18 +208,17 @@ void FastTextLearner::TrainFixed(const PausePlan& plan) {
   BuildLabelMap();
 }
 
-// fastText's autotune within the budget (fasttext_autotune.h), then the final training on
-// all rows with the arguments it chose, as a practitioner retrains after choosing them.
+// fastText's autotune search for its duration (fasttext_autotune.h), then the final training
+// on all rows with the arguments it chose, as fastText's autotune retrains after its search.
 void FastTextLearner::TrainAutotuned(const PausePlan& plan) {
-  const double scale = kFinalTrainingMargin * static_cast<double>(staged_->rows) /
-                       static_cast<double>(std::max<uint64_t>(staged_->tune_rows, 1));
   std::vector<std::string> argv = CommandLine(staged_->tune_file.string());
   // As fastText's own command line has it (with -autotune-validation, fastText keeps the
   // bucket that word n-grams need).
-  argv.insert(argv.end(), {"-autotune-validation", staged_->valid_file.string(), "-autotune-duration",
-                           std::to_string(config_.autotune_seconds)});
-  const AutotuneSearch search = SearchFastTextArgs(ParseArgs(argv), staged_->valid_file.string(),
-                                                   config_.autotune_seconds, scale);
+  argv.insert(argv.end(), {"-autotune-validation", staged_->valid_file.string()});
+  const AutotuneSearch search =
+      SearchFastTextArgs(ParseArgs(argv), staged_->valid_file.string(),
+                         {config_.autotune_seconds, config_.autotune_first_trials});
+  autotune_finished_ = search.finished;
 
   fasttext::Args final_args = search.best;
   final_args.input = staged_->train_file.string();
@@ -225,7 +240,7 @@ void FastTextLearner::TrainAutotuned(const PausePlan& plan) {
   pauses_ = trained.summary;
   const double final_seconds =
       std::chrono::duration<double>(Clock::now() - final_start).count() - trained.paused_seconds;
-  autotune_budget_ = AutotuneBudgetText(search, final_seconds, config_.autotune_seconds);
+  autotune_budget_ = AutotuneBudgetText(search, final_seconds);
   epochs_trained_ = final_args.epoch;
   lr_trained_ = final_args.lr;
   BuildLabelMap();
@@ -320,7 +335,10 @@ std::map<std::string, std::string> FastTextLearner::context() const {
   facts["fasttext_library"] = "libfasttext (Debian libfasttext-dev), in-process";
   if (!train_args_.empty()) facts["fasttext_args"] = Joined(train_args_);
   if (!tuned_args_.empty()) facts["fasttext_tuned_args"] = tuned_args_;
-  if (!autotune_budget_.empty()) facts["autotune_budget"] = autotune_budget_;
+  if (!autotune_budget_.empty()) {
+    facts["autotune_budget"] = autotune_budget_;
+    facts["autotune_finished_trials"] = std::to_string(autotune_finished_);
+  }
   if (!pauses_.empty()) facts["fasttext_pauses"] = pauses_;
   if (staged_) AddStagedFacts(*staged_->dir, facts);
   return facts;

@@ -31,10 +31,11 @@ class FastTextModel;
 //   neg=5       negatives per example for loss=ns (fastText's -neg)
 //   values=drop XMC only: drop = each feature once; repeat = a feature repeated
 //               round(value / smallest positive value in its row) times, at most 10
-//   autotune=0  seconds for fastText's autotune search (its AutotuneStrategy, scored on a
-//               seeded 10% held-out slice) plus the final training on all rows with the
-//               chosen arguments, all within the given seconds (context: autotune_budget);
-//               dim, ngrams, bucket, epoch and lr are tuned unless the spec gives them
+//   autotune=0  fastText's autotune search (its AutotuneStrategy, scored on a seeded 10%
+//               held-out slice) for the given seconds, or `auto`: 12 times its first trial;
+//               then the final training on all rows with the chosen arguments, both on the
+//               clock (context: autotune_budget, autotune_finished_trials); dim, ngrams,
+//               bucket, epoch and lr are tuned unless the spec gives them
 //   threads=0   fastText's -thread; 0 = the run's --threads
 // spec() names every setting (with autotune, only the given tunable ones); loss is resolved
 // once staged, and values is left out for text data. TrainOptions: seed becomes -seed (mod
@@ -70,7 +71,9 @@ class FastTextLearner : public Learner {
     std::string loss = "auto";
     int64_t neg = 5;
     bool repeat_values = false;
-    int64_t autotune_seconds = 0;
+    // The search's seconds, or its length in first trials (autotune=auto); both 0: off.
+    double autotune_seconds = 0, autotune_first_trials = 0;
+    bool autotune() const { return autotune_seconds > 0 || autotune_first_trials > 0; }
     int64_t threads = 0;  // 0: the run's --threads; 1 makes fastText deterministic
   };
   struct Setting {
@@ -100,6 +103,7 @@ class FastTextLearner : public Learner {
   std::optional<bool> text_rows_;         // how the model's training rows were written
   std::vector<std::string> train_args_;   // the final training, as a command line
   std::string tuned_args_, autotune_budget_, pauses_;
+  int autotune_finished_ = 0;
   int64_t epochs_trained_ = 0;
   double lr_trained_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "baselines/torch_learner.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
 #include <cblas.h>
 #include <torch/torch.h>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "baselines/blas_info.h"
+#include "baselines/cpu_bf16.h"
 #include "baselines/epoch_loop.h"
 #include "baselines/versions.h"
 #include "engine/api/engine_error.h"
@@ -40,6 +42,28 @@ void KeepFreedMemory() {
 #endif
 }
 
+// torch.autocast("cpu", dtype=torch.bfloat16) for one scope: inside it LibTorch runs linear
+// layers and matrix products in bf16 (through oneDNN) on casts of the fp32 weights, whose
+// gradients come back in fp32. Autocast's state is per thread; the scope restores it.
+class CpuAutocast {
+ public:
+  explicit CpuAutocast(bool enabled) : enabled_(enabled) {
+    if (!enabled_) return;
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::set_cpu_enabled(true);
+  }
+  ~CpuAutocast() {
+    if (!enabled_) return;
+    at::autocast::set_cpu_enabled(false);
+    at::autocast::clear_cache();
+  }
+  CpuAutocast(const CpuAutocast&) = delete;
+  CpuAutocast& operator=(const CpuAutocast&) = delete;
+
+ private:
+  bool enabled_;
+};
+
 // The Adam constants every learner shares (engine/model/parameters.h's AdamConfig defaults).
 constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
 
@@ -51,6 +75,7 @@ struct TorchLearner::Model : torch::nn::Module {
   torch::nn::Linear output{nullptr};
   torch::Device device;
   bool sparse_input;
+  bool bf16;
   double lr;
   // Adam on every parameter (embedding_grad=dense) or on all but the input table, which then
   // has SparseAdam's state: its two moments and the step count.
@@ -61,8 +86,9 @@ struct TorchLearner::Model : torch::nn::Module {
   std::vector<int64_t> indices, offsets, label_index;
   std::vector<float> weights, label_weight;
 
-  Model(const NetworkShape& s, const Network& init, torch::Device device_, float lr_, bool sparse)
-      : device(device_), sparse_input(sparse), lr(lr_) {
+  Model(const NetworkShape& s, const Network& init, torch::Device device_, float lr_, bool sparse,
+        bool bf16_)
+      : device(device_), sparse_input(sparse), bf16(bf16_), lr(lr_) {
     input = register_module(
         "input", torch::nn::EmbeddingBag(torch::nn::EmbeddingBagOptions(s.input_dim, s.hidden_dim)
                                              .mode(torch::kSum)
@@ -138,7 +164,14 @@ struct TorchLearner::Model : torch::nn::Module {
     }
   }
 
+  // fp32 logits; with bf16, the layers run under autocast and the logits are cast back, as a
+  // careful user computes a softmax over tens of thousands of outputs.
   torch::Tensor Logits() {
+    const CpuAutocast autocast(bf16);
+    return LayersForward().to(torch::kFloat32);
+  }
+
+  torch::Tensor LayersForward() {
     auto idx =
         torch::from_blob(indices.data(), {static_cast<int64_t>(indices.size())}, torch::kInt64);
     auto off =
@@ -184,10 +217,17 @@ TorchLearner::TorchLearner(const std::string& spec, const DataShape& shape,
   KeepFreedMemory();
   torch::set_num_threads(options_.threads);
   openblas_set_num_threads(options_.threads);
+  if (spec_.precision == "bf16") {
+    RequireNativeBf16(CpuHasNativeBf16(), spec_.Canonical());
+    if (!at::hasMKLDNN()) {
+      throw ConfigError(spec_.Canonical() +
+                        ": this LibTorch has no oneDNN (MKL-DNN), which runs its bf16 products");
+    }
+  }
   torch::manual_seed(options_.seed);
   const Network init(shape_, options_.seed);
   model_ = std::make_unique<Model>(shape_, init, torch::Device(spec_.device), options_.lr,
-                                   spec_.sparse_input_update);
+                                   spec_.sparse_input_update, spec_.precision == "bf16");
 }
 
 TorchLearner::~TorchLearner() = default;
@@ -198,7 +238,10 @@ TrainSettings TorchLearner::settings() const {
       spec_.sparse_input_update
           ? "SparseAdam on the EmbeddingBag (touched rows) + torch::optim::Adam on the rest; " +
                 ScheduleText(options_)
-          : "adam, dense: every weight every step (torch::optim::Adam); " + ScheduleText(options_)};
+          : "adam, dense: every weight every step (torch::optim::Adam); " + ScheduleText(options_),
+      spec_.precision == "bf16"
+          ? "bf16 autocast: products in bf16 (oneDNN), weights, optimizer and loss in fp32"
+          : "fp32"};
 }
 
 void TorchLearner::Train(const Dataset& train, const PausePlan& plan) {
@@ -290,6 +333,7 @@ std::map<std::string, std::string> TorchLearner::context() const {
   c["torch_intra_op_threads"] = std::to_string(at::get_num_threads());
   c["torch_inter_op_threads"] = std::to_string(at::get_num_interop_threads());
   c["torch_device"] = spec_.device;
+  c["torch_mkldnn"] = at::hasMKLDNN() ? "yes" : "no";
   return c;
 }
 

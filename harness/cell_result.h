@@ -28,6 +28,7 @@ struct CellResult {
   std::string name;  // the matrix's label of the engine ("engine" in the files)
   std::string spec;  // the canonical spec the engine trained with
   std::string optimizer;
+  std::string precision;  // the number formats it trained in (TrainSettings::precision)
   std::optional<int64_t> threads, repeat;
   std::string status, reason, machine, instance;
   std::optional<double> price_per_hour, load_seconds, train_seconds, time_to_target_seconds;
@@ -37,6 +38,7 @@ struct CellResult {
   std::optional<double> p_at_1, p_at_3, p_at_5, accuracy, active_recall_at_5, label_recall,
       samples_per_second, latency_p50_us, latency_p99_us, peak_rss_mb;
   std::optional<uint64_t> model_bytes, epochs;
+  std::optional<uint64_t> test_rows;  // the rows the final metric was computed over
   std::optional<double> epochs_trained, train_budget_seconds;
   std::string stopped_by;
   std::optional<uint64_t> batch;

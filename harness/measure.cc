@@ -175,12 +175,14 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   r.accuracy = m.accuracy ? Known(*m.accuracy) : std::nullopt;
   r.metric = s.metric;
   r.metric_value = Known(MetricValue(m, s.metric));
+  r.test_rows = test.rows();
   r.curve = work.curve();
   r.epoch_details = work.epochs();
   if (settings.batch != 0) r.batch = settings.batch;
   r.lr = settings.lr;  // as the user wrote it (shortest round trip)
   r.epochs = settings.epochs;
   r.optimizer = settings.optimizer;
+  r.precision = settings.precision;
   if (recall) {
     r.active_recall_at_5 = Known(recall->active_at_5);
     r.label_recall = Known(recall->labels);

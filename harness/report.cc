@@ -144,7 +144,7 @@ std::string GroupTable(const std::vector<Group>& groups) {
 
 // One paragraph per dataset saying what differs between its rows.
 std::string Differences(const DatasetGroups& d, const EngineRegistry& engines) {
-  std::map<std::string, std::string> optimizer, clock;
+  std::map<std::string, std::string> optimizer, clock, precision;
   std::vector<std::string> text_readers;
   bool any_sparse_output = false, any_ours = false, text_data = false;
   for (const Group& g : d.groups) {
@@ -152,6 +152,7 @@ std::string Differences(const DatasetGroups& d, const EngineRegistry& engines) {
     const EngineFamily* family = engines.Find(g.spec);
     const SpecFacts facts = engines.FactsOf(g.spec);
     if (!g.optimizer.empty()) optimizer[g.engine] = g.optimizer;
+    precision[g.engine] = g.precision.empty() ? "not recorded" : g.precision;
     clock[g.engine] = facts.clock_covers.empty() ? "not stated by its family" : facts.clock_covers;
     if (family != nullptr && family->ours) {
       any_ours = true;
@@ -162,7 +163,10 @@ std::string Differences(const DatasetGroups& d, const EngineRegistry& engines) {
   }
   std::string md = "What differs between the rows: every engine runs on the same data and threads and is timed by the "
                    "harness's one clock (load and evaluation outside it).";
-  for (const auto& [engine, rule] : optimizer) md += fmt::format(" `{}`: {}; clock: {}.", engine, rule, clock[engine]);
+  for (const auto& [engine, rule] : optimizer) {
+    md += fmt::format(" `{}`: {}; precision: {}; clock: {}.", engine, rule, precision[engine],
+                      clock[engine]);
+  }
   if (text_data) {
     md += fmt::format(
         " Engines other than {} (which read the raw text) train on the shared featurizer's hashed "
@@ -312,7 +316,9 @@ std::string AtTheTarget(const DatasetGroups& d) {
 
 // What ⇄ means, the socket's round trip external rows' latency includes (the null engine's
 // latency: its prediction costs nothing), and the rows that do not beat the null engine.
-std::string ExternalRows(const DatasetGroups& d) {
+std::string FloorLine(const DatasetGroups& d, const Group& null, const EngineRegistry& engines);
+
+std::string ExternalRows(const DatasetGroups& d, const EngineRegistry& engines) {
   const Group* null = nullptr;
   bool any = false;
   for (const Group& g : d.groups) {
@@ -333,17 +339,49 @@ std::string ExternalRows(const DatasetGroups& d) {
       " Its peak memory is the cell's: the harness process (which holds the dataset, as for "
       "every row) and the engine's processes measured together; the engine's own is in the "
       "table of external engines.";
-  if (null == nullptr) return md + "\n\n";
+  return null == nullptr ? md + "\n\n" : md + "\n\n" + FloorLine(d, *null, engines) + "\n\n";
+}
+
+// Two standard errors of the difference between two proportions measured over `rows` test rows
+// each (binomial, the two taken as independent: a conservative margin for the same rows);
+// NaN when the rows are not recorded.
+double FloorMargin(double metric, double floor, uint64_t rows) {
+  if (rows == 0 || std::isnan(metric) || std::isnan(floor)) return NAN;
+  const double n = static_cast<double>(rows);
+  auto variance = [&](double p) {
+    return std::clamp(p, 0.0, 1.0) * (1 - std::clamp(p, 0.0, 1.0)) / n;
+  };
+  return 2 * std::sqrt(variance(metric) + variance(floor));
+}
+
+// The rows not above the null engine by more than the metric's sampling error, each with its
+// measured reason where its family records one.
+std::string FloorLine(const DatasetGroups& d, const Group& null, const EngineRegistry& engines) {
   std::vector<std::string> floor;
   for (const Group& g : d.groups) {
-    if (&g != null && g.ok > 0 && !(g.metric.median > null->metric.median))
-      floor.push_back("`" + g.engine + "`");
+    if (&g == &null || g.ok == 0) continue;
+    const double margin =
+        FloorMargin(g.metric.median, null.metric.median, std::min(g.test_rows, null.test_rows));
+    const double above = g.metric.median - null.metric.median;
+    if (above > (std::isnan(margin) ? 0.0 : margin)) continue;
+    const std::string note = engines.WeakNote(g.spec, d.metric);
+    floor.push_back(
+        fmt::format("`{}` ({}, {} above it{}; {})", g.engine, Num(g.metric.median, "{:.4f}"),
+                    Num(above, "{:+.4f}"),
+                    std::isnan(margin) ? "" : fmt::format(", margin ±{}", Num(margin, "{:.4f}")),
+                    note.empty() ? "no measured explanation is recorded" : note));
   }
-  md += floor.empty() ? fmt::format(" Every other row beats the null engine's {} {}.", d.metric,
-                                    Num(null->metric.median, "{:.4f}"))
-                      : fmt::format(" ⚠ At or below the null engine's {} {}: {}.", d.metric,
-                                    Num(null->metric.median, "{:.4f}"), fmt::join(floor, ", "));
-  return md + "\n\n";
+  const std::string margin_rule =
+      null.test_rows > 0
+          ? fmt::format("by more than two standard errors of the difference over {} test rows",
+                        null.test_rows)
+          : std::string("(the test rows were not recorded, so without a sampling margin)");
+  if (floor.empty()) {
+    return fmt::format("Every other row beats the null engine's {} {} {}.", d.metric,
+                       Num(null.metric.median, "{:.4f}"), margin_rule);
+  }
+  return fmt::format("⚠ Not above the null engine's {} {} {}: {}.", d.metric,
+                     Num(null.metric.median, "{:.4f}"), margin_rule, fmt::join(floor, "; "));
 }
 
 // Why a flagged (⚠) row scores far below the others, where its family knows the measured cause.
@@ -363,6 +401,21 @@ std::string WeakRows(const DatasetGroups& d, const EngineRegistry& engines) {
     } else {
       md += fmt::format("`{}` scores below half the best row; no measured explanation is recorded for it. ", g.engine);
     }
+  }
+  return md.empty() ? "" : md + "\n\n";
+}
+
+// Tuned rows whose search finished too few trials to have tuned much (context
+// autotune_finished_trials, the fewest over the repeats).
+std::string TuningLine(const DatasetGroups& d) {
+  constexpr int kFewTrials = 5;
+  std::string md;
+  for (const Group& g : d.groups) {
+    if (g.ok == 0 || g.autotune_finished < 0 || g.autotune_finished >= kFewTrials) continue;
+    md += fmt::format(
+        "⚠ `{}` is barely tuned: its autotune search finished {} trial{} (fewer than {}), so its "
+        "settings are close to the ones it started from. ",
+        g.engine, g.autotune_finished, g.autotune_finished == 1 ? "" : "s", kFewTrials);
   }
   return md.empty() ? "" : md + "\n\n";
 }
@@ -519,9 +572,9 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
   for (size_t i = 0; i < datasets.size(); ++i) {
     const DatasetGroups& d = datasets[i];
     md += fmt::format("## {} ({}, target {})\n\n", d.dataset, d.metric, Num(d.target, "{:.4g}")) +
-          Differences(d, engines) + GroupTable(d.groups) + "\n" + ExternalRows(d) + ExternalCpu(d) +
-          WeakRows(d, engines) + AtTheTarget(d) + Attribution(d, engines) +
-          ThreadScaling(d, engines);
+          Differences(d, engines) + GroupTable(d.groups) + "\n" + ExternalRows(d, engines) +
+          ExternalCpu(d) + WeakRows(d, engines) + TuningLine(d) + AtTheTarget(d) +
+          Attribution(d, engines) + ThreadScaling(d, engines);
     // Plot files: an index (distinct names whatever the datasets are called) and a slug.
     const std::string stem = fmt::format("{}-{}", i + 1, Slug(d.dataset).substr(0, 40));
     const std::string missing = o.plots ? Plot(stem, d.dataset, d.groups, plots) : "not asked for";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -72,6 +73,19 @@ std::map<std::string, double> PhaseSeconds(const CellResult& row) {
   return phases;
 }
 
+// The trials a fastText autotune search finished: context autotune_finished_trials, or in
+// results from before it was recorded, autotune_budget's "(N trials, M finished"; -1 if none.
+int AutotuneFinishedTrials(const std::map<std::string, std::string>& context) {
+  const auto trials = context.find("autotune_finished_trials");
+  if (trials != context.end()) return std::atoi(trials->second.c_str());
+  const auto budget = context.find("autotune_budget");
+  if (budget == context.end()) return -1;
+  const size_t at = budget->second.find(" finished");
+  if (at == std::string::npos) return -1;
+  const size_t start = budget->second.find_last_of(' ', at - 1);
+  return start == std::string::npos ? -1 : std::atoi(budget->second.c_str() + start + 1);
+}
+
 }  // namespace
 
 bool SameMachineAndThreads(const Group& a, const Group& b) {
@@ -128,6 +142,7 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
       g.dense = engines.IsDenseBaseline(g.spec);
       g.external = engines.IsExternal(g.spec);
       g.optimizer = row.optimizer;
+      g.precision = row.precision;
       d->groups.push_back(g);
     }
     Group& g = datasets[it->second.first].groups[it->second.second];
@@ -152,6 +167,13 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
     Add(g.label_recall, Number(row.label_recall));
     Add(g.epochs_trained, Number(row.epochs_trained));
     g.budget_stops += row.stopped_by == "budget";
+    if (row.test_rows && (g.test_rows == 0 || *row.test_rows < g.test_rows))
+      g.test_rows = *row.test_rows;
+    const int finished = AutotuneFinishedTrials(row.context);
+    if (finished >= 0) {
+      g.autotune_finished =
+          g.autotune_finished < 0 ? finished : std::min(g.autotune_finished, finished);
+    }
     g.curves.push_back(row.curve);
     if (g.external && g.engine_context.empty()) {
       for (const auto& [key, value] : row.context)

@@ -25,6 +25,7 @@ struct Group {
   size_t runs = 0, ok = 0;
   std::string failure;  // status and reason of a failed repeat
   std::string optimizer;
+  std::string precision;  // "" in results written before it was recorded
   bool dense = false;     // a dense baseline (EngineFamily::dense_baseline)
   bool external = false;  // run over the external-engine protocol (EngineFamily::external)
   // Time to target over every ok repeat: one that never reached the target counts as +inf, so
@@ -33,6 +34,9 @@ struct Group {
       cost_to_target, active_recall, label_recall;
   size_t missed = 0;
   size_t budget_stops = 0;  // ok repeats whose training the budget ended
+  uint64_t test_rows =
+      0;  // the fewest test rows an ok repeat's metric was computed over (0: not recorded)
+  int autotune_finished = -1;  // the fewest trials an autotune search finished (-1: no search)
   Stat epochs_trained;
   // The fastest dense baseline's time to target / this one's, among groups on the same
   // machine and threads only. A lower bound when a dense baseline that its budget stopped

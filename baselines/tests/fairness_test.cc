@@ -273,9 +273,9 @@ TEST(Fairness, DenseSpecsAreCheckedAndCanonical) {
   EXPECT_THROW(BlasLearner("blas:embedding_grad=sparse", {kFeatures, kLabels}, options), std::exception);
 #ifdef SPARSEBENCH_HAVE_TORCH
   EXPECT_EQ(TorchLearner("torch", {kFeatures, kLabels}, options).spec(),
-            "torch:hidden=128,embedding_grad=sparse,device=cpu");
+            "torch:hidden=128,embedding_grad=sparse,device=cpu,precision=fp32");
   EXPECT_EQ(TorchLearner("torch:embedding_grad=dense", {kFeatures, kLabels}, options).spec(),
-            "torch:hidden=128,embedding_grad=dense,device=cpu");
+            "torch:hidden=128,embedding_grad=dense,device=cpu,precision=fp32");
   EXPECT_NE(TorchLearner("torch", {kFeatures, kLabels}, options).settings().optimizer.find("SparseAdam"),
             std::string::npos);
   EXPECT_THROW(TorchLearner("torch:embedding_grad=lazy", {kFeatures, kLabels}, options), std::exception);

@@ -141,9 +141,9 @@ TEST(FastTextSpec, CanonicalNamesEverySetting) {
 TEST(FastTextSpec, RejectsUnknownKeysAndBadValues) {
   for (const char* spec :
        {"fasttext:dims=10", "fasttext:loss=nce", "fasttext:values=keep", "fasttext:dim=0",
-        "fasttext:lr=fast", "fasttext:autotune=-1", "fasttext:neg=0", "fasttext:bin=/usr/bin/fasttext",
-        "fasttext:bucket=0", "fasttext:bucket=0,ngrams=2", "fasttext:autotune=10,bucket=0",
-        "blas:dim=10"}) {
+        "fasttext:lr=fast", "fasttext:autotune=-1", "fasttext:autotune=often", "fasttext:neg=0",
+        "fasttext:bin=/usr/bin/fasttext", "fasttext:bucket=0", "fasttext:bucket=0,ngrams=2",
+        "fasttext:autotune=10,bucket=0", "blas:dim=10"}) {
     EXPECT_THROW(SpecOf(spec), ConfigError) << spec;
   }
 }
@@ -345,10 +345,10 @@ TEST(FastTextLearner, AnExceptionInAPauseStopsTrainingCleanly) {
   EXPECT_THROW(learner.Predict(train, 5), std::logic_error);
 }
 
-TEST(FastTextLearner, AutotuneKeepsToItsBudget) {
+TEST(FastTextLearner, AutotuneSearchesForItsSecondsThenRetrainsOnAllRows) {
   const Dataset train = ReviewData(2000, 1), test = ReviewData(200, 2);
-  // The budget is wall time: on a loaded machine it scales with what one training takes, so
-  // that trial 1 (and its final training) can still fit; 2 s on an idle one.
+  // The seconds are wall time: on a loaded machine they scale with what one training takes,
+  // so that several trials fit; 2 s on an idle one.
   FastTextLearner plain("fasttext:dim=10,bucket=10000", {0, 2}, Threads(2));
   plain.Stage(train);
   auto start = std::chrono::steady_clock::now();
@@ -371,21 +371,42 @@ TEST(FastTextLearner, AutotuneKeepsToItsBudget) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
       budget_split, m,
-      std::regex(R"(^search ([0-9.]+) s .* final training on all rows ([0-9.]+) s .* = ([0-9.]+) s of ([0-9]+) s(: overran by [0-9.]+ s because .+)?$)")))
+      std::regex(
+          R"(^search ([0-9.]+) s of ([0-9.]+) s \(([0-9]+) trials, ([0-9]+) finished, .* final training on all rows ([0-9.]+) s = ([0-9.]+) s$)")))
       << budget_split;
-  EXPECT_EQ(std::stoi(m[4]), budget);
-  EXPECT_NEAR(std::stod(m[1]) + std::stod(m[2]), std::stod(m[3]), 0.11) << budget_split;
-  // Within the budget, or the cell says why not (on a loaded machine, by a fraction of it).
-  if (!m[5].matched) {
-    EXPECT_LE(std::stod(m[3]), budget) << budget_split;
-  }
-  EXPECT_LE(std::stod(m[3]), 1.25 * budget) << budget_split;
-  // The budget covers the whole Train call: what it does not count is small next to one
-  // training measured on this machine now (0.5 s at least).
-  EXPECT_LE(seconds, std::stod(m[3]) + std::max(0.5, one)) << budget_split;
+  EXPECT_EQ(std::stod(m[2]), budget);
+  EXPECT_EQ(context.at("autotune_finished_trials"), m[4].str());
+  EXPECT_GE(std::stoi(m[4]), 2) << budget_split;
+  EXPECT_NEAR(std::stod(m[1]) + std::stod(m[5]), std::stod(m[6]), 0.11) << budget_split;
+  // The search uses its seconds (no trial starts that the fastest pace says cannot end in
+  // time) and stops the trial running at its end within one callback.
+  EXPECT_GE(std::stod(m[1]), 0.5 * budget) << budget_split;
+  EXPECT_LE(std::stod(m[1]), budget + std::max(0.5, one)) << budget_split;
+  // The final training is outside the search's seconds, on the clock, on all rows.
+  EXPECT_LE(seconds, std::stod(m[6]) + std::max(0.5, one)) << budget_split;
   ASSERT_FALSE(pauses.empty());
   EXPECT_EQ(pauses.back().epoch, static_cast<double>(learner.settings().epochs));
   EXPECT_GE(*ComputeMetrics(learner.Predict(test, 5), test).accuracy, 0.9);
+}
+
+// autotune=auto searches for 12 times its first trial, so the trials that fit grow with the
+// data rather than shrink.
+TEST(FastTextLearner, AutotuneAutoSearchesForTwelveFirstTrials) {
+  const Dataset train = ReviewData(2000, 1);
+  FastTextLearner learner("fasttext:autotune=auto,dim=10,bucket=10000", {0, 2}, Threads(2));
+  EXPECT_EQ(learner.spec(),
+            "fasttext:dim=10,bucket=10000,mincount=1,loss=auto,neg=5,values=drop,autotune=auto");
+  learner.Stage(train);
+  learner.Train(train, {});
+  const std::string budget_split = learner.context().at("autotune_budget");
+  RecordProperty("autotune_budget", budget_split);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      budget_split, m,
+      std::regex(R"(^search ([0-9.]+) s of ([0-9.]+) s \(([0-9]+) trials, ([0-9]+) finished)")))
+      << budget_split;
+  EXPECT_GE(std::stoi(m[4]), 5) << budget_split;
+  EXPECT_LE(std::stod(m[1]), 1.3 * std::stod(m[2])) << budget_split;
 }
 
 }  // namespace

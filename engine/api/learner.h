@@ -37,6 +37,9 @@ struct TrainSettings {
   double lr = 0;
   uint32_t epochs = 0;    // passes over the data (for early-stopping engines: the most it may run)
   std::string optimizer;  // the update rule, e.g. "adam (lazy: touched rows only)"
+  // The number formats it trains in, e.g. "fp32" or "bf16 autocast: products in bf16 (oneDNN),
+  // weights, optimizer and loss in fp32".
+  std::string precision = "fp32";
 };
 
 // Where training stands when a learner pauses for the harness.

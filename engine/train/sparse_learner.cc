@@ -234,7 +234,16 @@ TrainSettings SparseLearner::settings() const {
           (config_.bf16_weights ? "; output-layer weights stored in bf16, stochastically rounded"
                                 : "") +
           (config_.lr_decay != 1 ? "; lr falls linearly to lr x lr_decay" : "") + "; " +
-          ScheduleText(options_)};
+          ScheduleText(options_),
+      PrecisionText()};
+}
+
+std::string SparseLearner::PrecisionText() const {
+  if (!config_.bf16_weights && !config_.bf16_moments) return "fp32";
+  const char* stored = config_.bf16_weights && config_.bf16_moments ? "weights and Adam moments"
+                       : config_.bf16_weights                       ? "weights"
+                                                                    : "Adam moments";
+  return std::string("output-layer ") + stored + " stored in bf16, fp32 arithmetic";
 }
 
 void SparseLearner::Train(const Dataset& train, const PausePlan& plan) {

@@ -61,6 +61,7 @@ class SparseLearner : public Learner {
   void ScheduleLearningRate(double done, uint64_t samples);
 
  private:
+  std::string PrecisionText() const;
   SparseLearner(std::pair<SparseConfig, Network> loaded, const TrainOptions& options);
   void ResolveSelector();
   void MakeTrainer();

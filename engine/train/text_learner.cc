@@ -157,7 +157,8 @@ uint32_t TextLearner::Passes(size_t rows) const {
 
 TrainSettings TextLearner::settings() const {
   return {options_.batch, config_.lr, passes_done_ > 0 ? passes_done_ : config_.epochs,
-          "adam, lazy: only the rows that received gradient; lr falls linearly to lr x lr_decay"};
+          "adam, lazy: only the rows that received gradient; lr falls linearly to lr x lr_decay",
+          inner_ ? inner_->settings().precision : "fp32"};
 }
 
 // Passes: `epochs`, or by default about kPassRows rows in all (one pass over a 560K-row set),

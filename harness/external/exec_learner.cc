@@ -170,7 +170,8 @@ void ExecLearner::Stage(const Dataset& train) {
   }
   settings_ = {Field<uint32_t>(loaded, "batch", 0, spec()),
                Field<double>(loaded, "lr", 0.0, spec()), static_cast<uint32_t>(epochs),
-               Field<std::string>(loaded, "optimizer", "", spec())};
+               Field<std::string>(loaded, "optimizer", "", spec()),
+               Field<std::string>(loaded, "precision", "not stated by the engine", spec())};
   pauses_within_epoch_ = Field<std::string>(loaded, "pauses", "any", spec()) != "epoch";
 }
 

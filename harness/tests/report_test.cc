@@ -213,8 +213,65 @@ TEST(Report, ExternalRowsAreMarkedAndTheNullEngineIsTheFloor) {
   EXPECT_NE(md.find("| `mine` ⇄ |"), std::string::npos) << md;
   EXPECT_NE(md.find("| `sparse` |"), std::string::npos) << md;
   EXPECT_NE(md.find("one socket round trip, 87 µs p50 here"), std::string::npos) << md;
-  EXPECT_NE(md.find("At or below the null engine's p_at_1 0.1000: `weak`."), std::string::npos)
+  EXPECT_NE(md.find("⚠ Not above the null engine's p_at_1 0.1000 (the test rows were not recorded"),
+            std::string::npos)
       << md;
+  EXPECT_NE(md.find("`weak` (0.1000, +0.0000 above it; no measured explanation is recorded)"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("`sparse` (0.5000"), std::string::npos) << md;
+}
+
+// The floor has a sampling margin: over 1,000 test rows, 0.012 against the null's 0.010 is
+// within two standard errors (±0.0093) and is named; 0.05 is clear of it.
+TEST(Report, TheNullFloorAllowsForSamplingError) {
+  testing::TempDir dir;
+  nlohmann::json null = Cell("d", "null", 1), near = Cell("d", "near", 1),
+                 clear = Cell("d", "clear", 1);
+  null["spec"] = "exec:null";
+  null["metric_value"] = 0.010;
+  near["metric_value"] = 0.012;
+  clear["metric_value"] = 0.05;
+  for (nlohmann::json* c : {&null, &near, &clear}) (*c)["test_rows"] = 1000;
+  const std::string run = RunDir(dir, "run", {null.dump(), near.dump(), clear.dump()});
+  WriteReport(Options(run, dir.file("out")));
+  const std::string md = Read(dir.file("out") + "/report.md");
+  EXPECT_NE(md.find("by more than two standard errors of the difference over 1000 test rows"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("`near` (0.0120, +0.0020 above it, margin ±0.0093;"), std::string::npos) << md;
+  EXPECT_EQ(md.find("`clear` (0.0500"), std::string::npos) << md;
+
+  near["metric_value"] = 0.03;
+  const std::string all = RunDir(dir, "all", {null.dump(), near.dump(), clear.dump()});
+  WriteReport(Options(all, dir.file("all-out")));
+  EXPECT_NE(Read(dir.file("all-out") + "/report.md")
+                .find("Every other row beats the null engine's p_at_1 0.0100 by more than two "
+                      "standard errors"),
+            std::string::npos);
+}
+
+// Each row's precision is stated with its optimizer rule, and an autotuned row whose search
+// finished fewer than five trials is named.
+TEST(Report, RowsStatePrecisionAndABarelyTunedRowIsNamed) {
+  testing::TempDir dir;
+  nlohmann::json bf16 = Cell("d", "torch-bf16", 1), tuned = Cell("d", "tuned", 1),
+                 wide = Cell("d", "wide", 1);
+  bf16["precision"] = "bf16 autocast";
+  bf16["optimizer"] = "adam";
+  tuned["optimizer"] = "sgd";
+  tuned["context"] = {{"autotune_finished_trials", "2"}};
+  wide["context"] = {{"autotune_finished_trials", "7"}};
+  const std::string run = RunDir(dir, "run", {bf16.dump(), tuned.dump(), wide.dump()});
+  WriteReport(Options(run, dir.file("out")));
+  const std::string md = Read(dir.file("out") + "/report.md");
+  EXPECT_NE(md.find("`torch-bf16`: "), std::string::npos) << md;
+  EXPECT_NE(md.find("precision: bf16 autocast;"), std::string::npos) << md;
+  EXPECT_NE(md.find("precision: not recorded;"), std::string::npos) << md;
+  EXPECT_NE(md.find("⚠ `tuned` is barely tuned: its autotune search finished 2 trials"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("`wide` is barely tuned"), std::string::npos) << md;
 }
 
 // External rows show their protocol and CPU by phase; a flagged row is marked ⚠ in the table

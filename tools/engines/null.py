@@ -30,7 +30,8 @@ class NullEngine:
         settings = message["settings"]
         self.batch = settings["batch"] or 256
         self.epochs = settings["epochs"] or 1
-        return {"batch": self.batch, "lr": 0, "epochs": self.epochs, "optimizer": "none (counts labels)"}
+        return {"batch": self.batch, "lr": 0, "epochs": self.epochs, "optimizer": "none (counts labels)",
+                "precision": "none (counts labels)"}
 
     def train(self, message, session):
         labels = protocol.iter_labels(message["labels"])

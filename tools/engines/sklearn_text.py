@@ -58,7 +58,8 @@ class SklearnText:
         return {"batch": self.batch, "lr": settings["lr"] or 0, "epochs": self.epochs, "pauses": "any",
                 "optimizer": f"SGDClassifier(loss={opts['loss']}, alpha={opts['alpha']}, {schedule}), partial_fit "
                              f"per batch, on HashingVectorizer(ngram_range=(1, {opts['ngrams']}), "
-                             f"n_features={opts['n_features']})"}
+                             f"n_features={opts['n_features']})",
+                "precision": "fp64 (scikit-learn's SGDClassifier)"}
 
     def read_labels(self, path):
         self.y = np.full(len(self.text), -1, dtype=np.int64)

@@ -201,7 +201,7 @@ class TorchPy:
         optimizer = ("SparseAdam on the EmbeddingBag (touched rows) + torch.optim.Adam on the rest" if self.sparse
                      else "adam, dense: every weight every step (torch.optim.Adam)")
         return {"batch": self.batch, "lr": self.lr, "epochs": self.epochs, "pauses": "any",
-                "optimizer": f"{optimizer}; {protocol.schedule_text(self.half_life)}"}
+                "optimizer": f"{optimizer}; {protocol.schedule_text(self.half_life)}", "precision": "fp32"}
 
     def build(self, labels_file):
         """The labels, the model with its initial weights and its optimizers: at the start of `train`."""
