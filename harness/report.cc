@@ -556,7 +556,8 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
       "below the best "
       "dense baseline's final metric in the same run. Speed-up = the fastest dense baseline's (" +
       fmt::format("{}", fmt::join(engines.DenseBaselineNames(), ", ")) +
-      ") time to target on the same machine and threads, divided by this engine's. Recall columns "
+      ") time to target, in whichever precision it ran (each dataset's note gives every row's), "
+      "on the same machine and threads, divided by this engine's. Recall columns "
       "(sparse "
       "engines): the share of each probed training row's 5 best exact outputs, and of its true "
       "labels, that "
