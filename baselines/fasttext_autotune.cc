@@ -40,6 +40,12 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
 
   AutotuneSearch s;
   s.duration = duration.seconds;
+  s.min_finished = duration.min_finished;
+  // Past its duration, the search ends once enough trials have finished, or at the cap.
+  auto over = [&](double t) {
+    return t > s.duration &&
+           (s.finished >= s.min_finished || t > AutotuneDuration::kMaxExtension * s.duration);
+  };
   std::optional<fasttext::Args> best;
   double fastest =
       std::numeric_limits<double>::infinity();  // the shortest finished trial, validation included
@@ -48,7 +54,7 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
   auto search_model = std::make_shared<FastTextModel>();
   while (true) {
     const double now = elapsed();
-    if (strategy && now + fastest > s.duration) break;
+    if (strategy && over(now + fastest)) break;
     fasttext::Args args = original;
     if (strategy) args = strategy->ask(now);
     args.verbose = 0;  // as fastText's autotune trains its trials
@@ -56,7 +62,7 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
     std::atomic<bool> aborted{false};
     const bool first = !strategy;
     auto callback = [&](float, float, double, double, int64_t) {
-      if (first || aborted.load(std::memory_order_relaxed) || elapsed() <= s.duration) return;
+      if (first || aborted.load(std::memory_order_relaxed) || !over(elapsed())) return;
       if (!aborted.exchange(true)) search_model->abort();
     };
     bool completed = false;
@@ -120,6 +126,14 @@ std::string AutotuneBudgetText(const AutotuneSearch& s, double final_seconds) {
       s.seconds + final_seconds);
   if (s.trials == 1 && s.seconds > s.duration) {
     text += "; the first trial alone outlasted the search's seconds";
+  } else if (s.min_finished > 0 && s.seconds > s.duration) {
+    text +=
+        s.finished >= s.min_finished
+            ? fmt::format("; the search went on past its {:.1f} s until {} trials had finished",
+                          s.duration, s.min_finished)
+            : fmt::format(
+                  "; the search stopped at {:g} × its {:.1f} s with fewer than {} trials finished",
+                  AutotuneDuration::kMaxExtension, s.duration, s.min_finished);
   }
   return text;
 }

@@ -32,6 +32,7 @@ constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 // autotune=auto: the search lasts this many times its first trial (fastText's defaults on the
 // tuning rows), measured to let at least five trials finish at every size the matrices use.
 constexpr double kAutoFirstTrials = 12;
+constexpr int kAutoMinFinished = 5;  // the report names a tuned row with fewer (harness/report.cc)
 
 // Every key's minimum is >= 0, so -1 can only be the fallback of an absent key.
 std::optional<int64_t> OptionalInt(Spec& spec, const std::string& key, int64_t min, int64_t max) {
@@ -217,7 +218,8 @@ void FastTextLearner::TrainAutotuned(const PausePlan& plan) {
   argv.insert(argv.end(), {"-autotune-validation", staged_->valid_file.string()});
   const AutotuneSearch search =
       SearchFastTextArgs(ParseArgs(argv), staged_->valid_file.string(),
-                         {config_.autotune_seconds, config_.autotune_first_trials});
+                         {config_.autotune_seconds, config_.autotune_first_trials,
+                          config_.autotune_first_trials > 0 ? kAutoMinFinished : 0});
   autotune_finished_ = search.finished;
 
   fasttext::Args final_args = search.best;

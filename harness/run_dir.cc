@@ -164,11 +164,21 @@ void PrepareOutDir(const std::string& dir, const Matrix& matrix, const OutDirPol
   bool same = false;
   const std::string whose = Whose(out, matrix, same);
   if (policy.resume && same) return;
+  if (policy.resume && policy.previous != nullptr) {
+    std::string name, hash, path;
+    RecordedMatrix(out / "context.json", name, hash, path);
+    if (!hash.empty() && hash == policy.previous->content_hash) return;
+    throw DataError(policy.previous->path, 0,
+                    fmt::format("--previous-matrix is {}, but {} holds {}",
+                                policy.previous->content_hash, dir, whose));
+  }
   if (policy.resume) {
-    throw DataError(dir, 0,
-                    "holds " + whose +
-                        ": --resume continues only the same matrix; choose another --out, "
-                        "or give --overwrite instead of --resume to remove them");
+    throw DataError(
+        dir, 0,
+        "holds " + whose +
+            ": --resume continues only the same matrix (or, with --previous-matrix, the "
+            "matrix it was made with); choose another --out, or give --overwrite "
+            "instead of --resume to remove them");
   }
   throw DataError(dir, 0,
                   "holds " + whose + ": give " +

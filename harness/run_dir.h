@@ -29,11 +29,15 @@ class RunDirLock {
 struct OutDirPolicy {
   bool resume = false;     // keep finished cells of the same matrix
   bool overwrite = false;  // clear whatever results are there
+  // With resume: the matrix the results were made with, when it has changed since (its
+  // content hash must be the one the run recorded).
+  const Matrix* previous = nullptr;
 };
 
 // Decides, under the lock, what happens to results already in `dir` before `matrix` runs
 // into it: nothing there, or --resume of the same matrix (same content hash; a directory from
-// before hashes were recorded counts when its context names the same matrix): kept. With
+// before hashes were recorded counts when its context names the same matrix), or of a matrix
+// edited since, given as `previous` (the run's recorded hash): kept. With
 // --overwrite: the old cells, results, report and plots are removed. Otherwise DataError
 // saying whose results they are and which flag to give.
 void PrepareOutDir(const std::string& dir, const Matrix& matrix, const OutDirPolicy& policy);

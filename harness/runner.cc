@@ -1,13 +1,16 @@
 #include "harness/runner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "baselines/temp_dir.h"
@@ -70,7 +73,26 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
   return argv;
 }
 
+std::string CellRecipe(const Matrix& m, const Cell& c) {
+  const MatrixDataset& d = *c.dataset;
+  const CellFiles named = d.preset.empty()
+                              ? CellFiles{d.train, d.test, d.format}
+                              : CellFiles{fmt::format("{}@{}", d.preset, d.scale), "", ""};
+  std::vector<std::string> recipe = CellCommand(m, c, named, "");
+  recipe.insert(recipe.end(), {"target=" + d.target, fmt::format("max_seconds={}", m.max_seconds),
+                               fmt::format("max_memory_mb={}", m.max_memory_mb)});
+  return fmt::format("{}", fmt::join(recipe, " "));
+}
+
 namespace {
+
+// The cells of `previous` (with `repeats` repeats) by id, each with its recipe.
+std::map<std::string, std::string> Recipes(Matrix previous, uint32_t repeats) {
+  previous.repeats = repeats;
+  std::map<std::string, std::string> recipes;
+  for (const Cell& cell : ExpandCells(previous)) recipes[cell.id()] = CellRecipe(previous, cell);
+  return recipes;
+}
 
 // The child's result line, or a row saying why there is none. A child that fails says so on
 // its line where it knows why (an external engine's fault, out of memory: harness/cli/
@@ -160,7 +182,16 @@ int RunMatrix(const RunOptions& o) {
   const fs::path out(o.out_dir), cells_dir = out / "cells";
   EnsureDirectory(o.out_dir);
   const RunDirLock lock(o.out_dir);  // until the report is written
-  PrepareOutDir(o.out_dir, matrix, {o.resume, o.overwrite});
+  std::optional<Matrix> previous;
+  if (!o.previous_matrix_path.empty()) {
+    if (!o.resume)
+      throw ConfigError(
+          "--previous-matrix says which matrix --resume continues: give --resume too");
+    previous = ReadMatrix(o.previous_matrix_path, false);
+  }
+  const std::map<std::string, std::string> previous_recipes =
+      previous ? Recipes(*previous, matrix.repeats) : std::map<std::string, std::string>{};
+  PrepareOutDir(o.out_dir, matrix, {o.resume, o.overwrite, previous ? &*previous : nullptr});
   EnsureDirectory(cells_dir.string());
   nlohmann::json context = CaptureContext();
   context["matrix"] = matrix.name;
@@ -179,8 +210,16 @@ int RunMatrix(const RunOptions& o) {
     ++position;
     const fs::path stem = cells_dir / CellFileStem(cell.id());
     if (o.resume && results.Finished(stem.filename().string())) {
-      fmt::print(stderr, "[{}/{}] {} finished earlier, skipped\n", position, cells.size(), cell.id());
-      continue;
+      const auto was = previous_recipes.find(cell.id());
+      if (!previous || (was != previous_recipes.end() && was->second == CellRecipe(matrix, cell))) {
+        fmt::print(stderr, "[{}/{}] {} finished earlier, skipped\n", position, cells.size(),
+                   cell.id());
+        continue;
+      }
+      fmt::print(stderr,
+                 "[{}/{}] {} finished earlier under the previous matrix, which ran it otherwise: "
+                 "run again\n",
+                 position, cells.size(), cell.id());
     }
     const CellFiles files = PrepareData(*cell.dataset, o.data_dir);
     progress.Begin(position, cell.id());

@@ -19,6 +19,9 @@ struct RunOptions {
   uint32_t repeats = 0;       // 0: the matrix's
   uint32_t shard = 0, shards = 1;
   bool resume = false;     // keep the cells of the same matrix that finished ok
+  // With resume: the matrix --out was made with, when the matrix has changed since; a
+  // finished cell is kept only when both matrices run it alike (CellRecipe).
+  std::string previous_matrix_path;
   bool overwrite = false;  // remove the results --out holds (another matrix's, or an earlier run's)
   std::string published_path;  // harness/published.csv: with it, the report is written too
 };
@@ -39,5 +42,9 @@ struct CellFiles {
 // The `sparsebench train` command line of a cell; settings the matrix leaves out are not passed.
 std::vector<std::string> CellCommand(const Matrix& matrix, const Cell& cell, const CellFiles& files,
                                      const std::string& binary);
+
+// What a cell runs, wherever its data lies: its command with the dataset as the matrix names
+// it, its target and its limits. Two matrices run a cell alike when its recipes are equal.
+std::string CellRecipe(const Matrix& matrix, const Cell& cell);
 
 }  // namespace sparsebench

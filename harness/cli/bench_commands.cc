@@ -74,6 +74,10 @@ void AddRun(CLI::App& app, NumberOptions& numbers) {
       NumberRange<uint32_t>{1, UINT32_MAX}, "0/{}", "I/N",
       "Run only shard I of N (0 <= I < N), e.g. from a job array");
   cmd->add_flag("--resume", o->resume, "Skip cells of the same matrix that already finished ok in --out");
+  cmd->add_option("--previous-matrix", o->previous_matrix_path,
+                  "With --resume, when the matrix has changed since the run in --out: the matrix "
+                  "it was made with "
+                  "(e.g. from git); cells both run alike are kept, the others run again");
   cmd->add_flag("--overwrite", o->overwrite,
                 "Remove the results --out already holds (an earlier run, or another matrix's) and start afresh");
   cmd->add_option("--data", o->data_dir, "Where synthetic presets are generated (default $SPARSEBENCH_DATA or <source>/data)");

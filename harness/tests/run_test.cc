@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <thread>
 #include <tuple>
 
@@ -260,6 +261,55 @@ TEST(RunMatrix, OtherResultsInOutAreRefusedUnlessResumedOrOverwritten) {
   EXPECT_EQ(engines(), (std::vector<std::string>{"amazon670k/second/t1/r1", "amazon670k/second/t1/r2"}));
   ASSERT_EQ(run(two, {"--overwrite"}).first, 0);
   EXPECT_EQ(engines(), std::vector<std::string>{"amazon670k/second/t1/r1"});  // no stale repeat 2
+}
+
+// A matrix edited since its run: with --previous-matrix (the one the run recorded), --resume
+// keeps the cells both run alike and runs the others again; any other file is refused.
+TEST(RunMatrix, ResumeAfterAnEditRunsOnlyTheChangedCells) {
+  testing::TempDir dir;
+  auto write = [&](const std::string& file, const std::string& changed_spec) {
+    const std::string path = dir.file(file);
+    std::ofstream(path)
+        << "name = \"edited\"\nthreads = [1]\nevals_per_epoch = 1\neval_sample = 100\n"
+        << "latency_samples = 10\n[[datasets]]\npreset = \"amazon670k\"\nscale = 0.003\n"
+        << "engines = [ { name = \"kept\", spec = \"blas:hidden=16\", epochs = 1, batch = 64 },\n"
+        << "  { name = \"changed\", spec = \"" << changed_spec
+        << "\", epochs = 1, batch = 64 } ]\n";
+    return path;
+  };
+  const std::string before = write("before.toml", "blas:hidden=16"), out = dir.file("out");
+  auto run = [&](const std::string& matrix, std::vector<std::string> flags) {
+    std::vector<std::string> args = {
+        SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return RunBinaryOutput(args);
+  };
+  ASSERT_EQ(run(before, {}).first, 0);
+  const std::string after = write("after.toml", "blas:hidden=8");
+  auto [code, output] = run(after, {"--resume", "--previous-matrix", after});
+  EXPECT_EQ(code, 2) << output;
+  EXPECT_NE(output.find("--previous-matrix is xxh64:"), std::string::npos) << output;
+  std::tie(code, output) = run(after, {"--previous-matrix", before});
+  EXPECT_EQ(code, 2) << output;
+  EXPECT_NE(output.find("give --resume too"), std::string::npos) << output;
+
+  std::tie(code, output) = run(after, {"--resume", "--previous-matrix", before});
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_NE(output.find("amazon670k/kept/t1/r1 finished earlier, skipped"), std::string::npos)
+      << output;
+  EXPECT_NE(output.find("amazon670k/changed/t1/r1 finished earlier under the previous matrix, "
+                        "which ran it otherwise: run again"),
+            std::string::npos)
+      << output;
+  std::map<std::string, std::string> specs;
+  for (const auto& row : ReadResultsCsv(out + "/results.csv")) specs[row.name] = row.spec;
+  EXPECT_NE(specs["changed"].find("hidden=8"), std::string::npos) << specs["changed"];
+  EXPECT_NE(specs["kept"].find("hidden=16"), std::string::npos) << specs["kept"];
+  // The run now records the edited matrix: a plain --resume continues it.
+  std::tie(code, output) = run(after, {"--resume"});
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_NE(output.find("amazon670k/changed/t1/r1 finished earlier, skipped"), std::string::npos)
+      << output;
 }
 
 // Issue 13: an unknown preset or scale = 1e9 aborted mid-run without a file and line, after
