@@ -41,6 +41,8 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
   AutotuneSearch s;
   s.duration = duration.seconds;
   s.min_finished = duration.min_finished;
+  s.trial_cap = duration.trial_cap;
+  double first_seconds = 0;
   // Past its duration, the search ends once enough trials have finished, or at the cap.
   auto over = [&](double t) {
     return t > s.duration &&
@@ -59,11 +61,14 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
     if (strategy) args = strategy->ask(now);
     args.verbose = 0;  // as fastText's autotune trains its trials
     ++s.trials;
-    std::atomic<bool> aborted{false};
+    std::atomic<bool> aborted{false}, slow{false};
     const bool first = !strategy;
     auto callback = [&](float, float, double, double, int64_t) {
-      if (first || aborted.load(std::memory_order_relaxed) || !over(elapsed())) return;
-      if (!aborted.exchange(true)) search_model->abort();
+      if (first || aborted.load(std::memory_order_relaxed)) return;
+      const double t = elapsed();
+      const bool too_slow = s.trial_cap > 0 && t - now > s.trial_cap * first_seconds;
+      if (!too_slow && !over(t)) return;
+      if (!aborted.exchange(true)) slow = too_slow, search_model->abort();
     };
     bool completed = false;
     try {
@@ -71,6 +76,7 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
       completed = true;
     } catch (const fasttext::FastText::AbortError&) {
       ++s.stopped;
+      s.too_slow += slow.load();
     } catch (const fasttext::DenseMatrix::EncounteredNaNError&) {
       // a diverging trial, skipped as fastText's autotune does
     } catch (const std::bad_alloc&) {
@@ -90,7 +96,8 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
       }
     }
     if (first) {
-      if (duration.first_trials > 0) s.duration = duration.first_trials * elapsed();
+      first_seconds = elapsed();
+      if (duration.first_trials > 0) s.duration = duration.first_trials * first_seconds;
       if (!best) break;  // trial 1 diverged or ran out of memory: nothing to search around
       // The search's horizon, for the strategy's narrowing.
       fasttext::Args horizon = original;
@@ -120,10 +127,13 @@ std::vector<std::string> TunedArgv(const fasttext::Args& a) {
 
 std::string AutotuneBudgetText(const AutotuneSearch& s, double final_seconds) {
   std::string text = fmt::format(
-      "search {:.1f} s of {:.1f} s ({} trials, {} finished, {} stopped at the end of the search; "
+      "search {:.1f} s of {:.1f} s ({} trials, {} finished, {} stopped at the end of the search{}; "
       "best validation f1 {:.4f}) + final training on all rows {:.1f} s = {:.1f} s",
-      s.seconds, s.duration, s.trials, s.finished, s.stopped, s.best_score, final_seconds,
-      s.seconds + final_seconds);
+      s.seconds, s.duration, s.trials, s.finished, s.stopped - s.too_slow,
+      s.trial_cap > 0
+          ? fmt::format(", {} stopped as slower than {:g} first trials", s.too_slow, s.trial_cap)
+          : "",
+      s.best_score, final_seconds, s.seconds + final_seconds);
   if (s.trials == 1 && s.seconds > s.duration) {
     text += "; the first trial alone outlasted the search's seconds";
   } else if (s.min_finished > 0 && s.seconds > s.duration) {

@@ -11,12 +11,14 @@ namespace sparsebench {
 // trial's time (fastText's defaults on the tuning rows, validation included), which grows with
 // the data as the trials do. With `min_finished` > 0 the search goes on past that time (no
 // trial stopped, new ones started) until that many trials have finished, but never past
-// kMaxExtension times it.
+// kMaxExtension times it. With `trial_cap` > 0, a trial running longer than that many first
+// trials is stopped as too slow.
 struct AutotuneDuration {
   static constexpr double kMaxExtension = 4;
   double seconds = 0;
   double first_trials = 0;
   int min_finished = 0;
+  double trial_cap = 0;
 
   std::string Text() const;  // "60 s", "12 × the first trial"
 };
@@ -28,7 +30,9 @@ struct AutotuneSearch {
   double duration = 0;    // the search's resolved duration
   double seconds = 0;     // the whole search, as it ran
   int trials = 0, finished = 0, stopped = 0;
+  int too_slow = 0;      // of the stopped, those stopped by the trial cap
   int min_finished = 0;  // as asked (AutotuneDuration)
+  double trial_cap = 0;
 };
 
 // fastText's autotune (its AutotuneStrategy: trial 1 = `original`, then Gaussian steps around

@@ -33,6 +33,7 @@ constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 // tuning rows), measured to let at least five trials finish at every size the matrices use.
 constexpr double kAutoFirstTrials = 12;
 constexpr int kAutoMinFinished = 5;  // the report names a tuned row with fewer (harness/report.cc)
+constexpr double kAutoTrialCap = 4;  // first trials: a slower trial costs more than it can save
 
 // Every key's minimum is >= 0, so -1 can only be the fallback of an absent key.
 std::optional<int64_t> OptionalInt(Spec& spec, const std::string& key, int64_t min, int64_t max) {
@@ -219,7 +220,8 @@ void FastTextLearner::TrainAutotuned(const PausePlan& plan) {
   const AutotuneSearch search =
       SearchFastTextArgs(ParseArgs(argv), staged_->valid_file.string(),
                          {config_.autotune_seconds, config_.autotune_first_trials,
-                          config_.autotune_first_trials > 0 ? kAutoMinFinished : 0});
+                          config_.autotune_first_trials > 0 ? kAutoMinFinished : 0,
+                          config_.autotune_first_trials > 0 ? kAutoTrialCap : 0});
   autotune_finished_ = search.finished;
 
   fasttext::Args final_args = search.best;

@@ -33,7 +33,8 @@ class FastTextModel;
 //               round(value / smallest positive value in its row) times, at most 10
 //   autotune=0  fastText's autotune search (its AutotuneStrategy, scored on a seeded 10%
 //               held-out slice) for the given seconds, or `auto`: 12 times its first trial
-//               and on until 5 trials have finished (at most 4 times as long); then the
+//               and on until 5 trials have finished (at most 4 times as long), a trial
+//               slower than 4 first trials stopped; then the
 //               final training on all rows with the chosen arguments, both on the
 //               clock (context: autotune_budget, autotune_finished_trials); dim, ngrams,
 //               bucket, epoch and lr are tuned unless the spec gives them

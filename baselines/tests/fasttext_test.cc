@@ -408,6 +408,8 @@ TEST(FastTextLearner, AutotuneAutoSearchesForTwelveFirstTrialsAndFiveFinished) {
       std::regex(R"(^search ([0-9.]+) s of ([0-9.]+) s \(([0-9]+) trials, ([0-9]+) finished)")))
       << budget_split;
   EXPECT_GE(std::stoi(m[4]), 5) << budget_split;
+  EXPECT_NE(budget_split.find(" stopped as slower than 4 first trials"), std::string::npos)
+      << budget_split;
   EXPECT_EQ(learner.context().at("autotune_finished_trials"), m[4].str());
   const double searched = std::stod(m[1]), duration = std::stod(m[2]);
   EXPECT_LE(searched, (AutotuneDuration::kMaxExtension + 0.3) * duration) << budget_split;
