@@ -1,7 +1,7 @@
 # Written by sparsebench report; run as gnuplot -c plot.gp DIR STEM DATASET METRIC CURVES PRICED
-set terminal pngcairo size 900,500 noenhanced
+set terminal pngcairo size 900,640 noenhanced
 set datafile separator "\t"
-set key bottom right
+set key below
 set grid
 stem = ARG1 . "/" . ARG2
 curves = ARG5 + 0
