@@ -44,7 +44,7 @@ void KeepFreedMemory() {
 
 // torch.autocast("cpu", dtype=torch.bfloat16) for one scope: inside it LibTorch runs linear
 // layers and matrix products in bf16 (through oneDNN) on casts of the fp32 weights, whose
-// gradients come back in fp32. Autocast's state is per thread; the scope restores it.
+// gradients come back in fp32. Autocast's state is per thread; leaving the scope turns it off.
 class CpuAutocast {
  public:
   explicit CpuAutocast(bool enabled) : enabled_(enabled) {
