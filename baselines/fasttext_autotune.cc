@@ -3,6 +3,7 @@
 #include <fasttext/autotune.h>
 #include <fasttext/meter.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
@@ -71,16 +72,18 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
       if (!aborted.exchange(true)) slow = too_slow, search_model->abort();
     };
     bool completed = false;
+    AutotuneTrial trial{fmt::format("{}", fmt::join(TunedArgv(args), " ")), 0, ""};
     try {
       search_model->train(args, callback);
       completed = true;
     } catch (const fasttext::FastText::AbortError&) {
       ++s.stopped;
       s.too_slow += slow.load();
+      trial.outcome = slow.load() ? "stopped: too slow" : "stopped: end of the search";
     } catch (const fasttext::DenseMatrix::EncounteredNaNError&) {
-      // a diverging trial, skipped as fastText's autotune does
+      trial.outcome = "diverged";  // skipped as fastText's autotune does
     } catch (const std::bad_alloc&) {
-      // arguments asking for too much memory, skipped as fastText's autotune does
+      trial.outcome = "out of memory";  // skipped as fastText's autotune does
     }
     if (completed) {
       ++s.finished;
@@ -88,6 +91,7 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
       std::ifstream valid(valid_file);
       search_model->test(valid, original.autotunePredictions, 0.0, meter);
       const double score = meter.f1Score();
+      trial.outcome = fmt::format("f1 {:.4f}", score);
       fastest = std::min(fastest, elapsed() - now);
       if (!best || score > s.best_score) {
         best = args;
@@ -95,6 +99,8 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
         if (strategy) strategy->updateBest(args);
       }
     }
+    trial.seconds = elapsed() - now;
+    s.log.push_back(std::move(trial));
     if (first) {
       first_seconds = elapsed();
       if (duration.first_trials > 0) s.duration = duration.first_trials * first_seconds;
@@ -123,6 +129,16 @@ std::vector<std::string> TunedArgv(const fasttext::Args& a) {
           "-bucket", std::to_string(a.bucket), "-minn",       std::to_string(a.minn),
           "-maxn",   std::to_string(a.maxn),   "-dsub",       std::to_string(a.dsub),
           "-loss",   a.lossToString(a.loss)};
+}
+
+std::string AutotuneTrialsText(const AutotuneSearch& s) {
+  std::string text;
+  for (size_t i = 0; i < s.log.size(); ++i) {
+    const AutotuneTrial& t = s.log[i];
+    text +=
+        fmt::format("{}{}. {} {:.1f} s: {}", i ? "; " : "", i + 1, t.args, t.seconds, t.outcome);
+  }
+  return text;
 }
 
 std::string AutotuneBudgetText(const AutotuneSearch& s, double final_seconds) {

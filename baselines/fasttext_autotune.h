@@ -23,6 +23,14 @@ struct AutotuneDuration {
   std::string Text() const;  // "60 s", "12 × the first trial"
 };
 
+// One trial as it ran: the settings it tried, its seconds (validation included) and how it
+// ended ("f1 0.9123", "stopped: too slow", "stopped: end of the search", "diverged", ...).
+struct AutotuneTrial {
+  std::string args;
+  double seconds = 0;
+  std::string outcome;
+};
+
 // What the search found, and what it cost.
 struct AutotuneSearch {
   fasttext::Args best;
@@ -33,6 +41,7 @@ struct AutotuneSearch {
   int too_slow = 0;      // of the stopped, those stopped by the trial cap
   int min_finished = 0;  // as asked (AutotuneDuration)
   double trial_cap = 0;
+  std::vector<AutotuneTrial> log;
 };
 
 // fastText's autotune (its AutotuneStrategy: trial 1 = `original`, then Gaussian steps around
@@ -48,6 +57,9 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
 
 // The settings autotune may change, as fastText's command line would give them.
 std::vector<std::string> TunedArgv(const fasttext::Args& args);
+
+// Every trial, e.g. "1. -epoch 5 -lr 0.1 ... 38.2 s: f1 0.6810; 2. ... 80.1 s: stopped: too slow".
+std::string AutotuneTrialsText(const AutotuneSearch& search);
 
 // How the time was spent, e.g. "search 60.2 s of 60 s (17 trials, 16 finished, 1 stopped at
 // the end of the search; best validation f1 0.9700) + final training on all rows 12.3 s".

@@ -187,6 +187,7 @@ void FastTextLearner::Train(const Dataset& train, const PausePlan& plan) {
   train_args_.clear();
   tuned_args_.clear();
   autotune_budget_.clear();
+  autotune_trials_.clear();
   if (config_.autotune()) {
     TrainAutotuned(plan);
   } else {
@@ -223,6 +224,7 @@ void FastTextLearner::TrainAutotuned(const PausePlan& plan) {
                           config_.autotune_first_trials > 0 ? kAutoMinFinished : 0,
                           config_.autotune_first_trials > 0 ? kAutoTrialCap : 0});
   autotune_finished_ = search.finished;
+  autotune_trials_ = AutotuneTrialsText(search);
 
   fasttext::Args final_args = search.best;
   final_args.input = staged_->train_file.string();
@@ -342,6 +344,7 @@ std::map<std::string, std::string> FastTextLearner::context() const {
   if (!autotune_budget_.empty()) {
     facts["autotune_budget"] = autotune_budget_;
     facts["autotune_finished_trials"] = std::to_string(autotune_finished_);
+    facts["autotune_trials"] = autotune_trials_;
   }
   if (!pauses_.empty()) facts["fasttext_pauses"] = pauses_;
   if (staged_) AddStagedFacts(*staged_->dir, facts);

@@ -104,7 +104,7 @@ class FastTextLearner : public Learner {
   std::string loss_;                      // resolved when staged
   std::optional<bool> text_rows_;         // how the model's training rows were written
   std::vector<std::string> train_args_;   // the final training, as a command line
-  std::string tuned_args_, autotune_budget_, pauses_;
+  std::string tuned_args_, autotune_budget_, autotune_trials_, pauses_;
   int autotune_finished_ = 0;
   int64_t epochs_trained_ = 0;
   double lr_trained_ = 0;

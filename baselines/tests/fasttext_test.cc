@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <regex>
 #include <sstream>
@@ -411,6 +412,20 @@ TEST(FastTextLearner, AutotuneAutoSearchesForTwelveFirstTrialsAndFiveFinished) {
   EXPECT_NE(budget_split.find(" stopped as slower than 4 first trials"), std::string::npos)
       << budget_split;
   EXPECT_EQ(learner.context().at("autotune_finished_trials"), m[4].str());
+  // Each trial is logged with its settings and its end; the counts agree with the summary.
+  const std::string trials = learner.context().at("autotune_trials");
+  RecordProperty("autotune_trials", trials);
+  const auto count = [&](const std::string& pattern) {
+    const std::regex re(pattern);
+    return std::distance(std::sregex_iterator(trials.begin(), trials.end(), re),
+                         std::sregex_iterator());
+  };
+  EXPECT_EQ(count(R"((^|; )[0-9]+\. -epoch [0-9]+ -lr )"), std::stoi(m[3])) << trials;
+  EXPECT_EQ(count(R"( s: f1 [0-9.]+)"), std::stoi(m[4])) << trials;
+  std::smatch slow;
+  ASSERT_TRUE(
+      std::regex_search(budget_split, slow, std::regex(R"(([0-9]+) stopped as slower than)")));
+  EXPECT_EQ(count(R"( s: stopped: too slow)"), std::stoi(slow[1])) << trials;
   const double searched = std::stod(m[1]), duration = std::stod(m[2]);
   EXPECT_LE(searched, (AutotuneDuration::kMaxExtension + 0.3) * duration) << budget_split;
   if (searched > 1.3 * duration) {
