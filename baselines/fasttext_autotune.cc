@@ -29,6 +29,16 @@ double Seconds(Clock::time_point since) {
 
 }  // namespace
 
+double TrialPace::Projected(double seconds, double progress) {
+  if (!start) {
+    start.emplace(seconds, progress);  // the dictionary and the matrices are built by now
+    return seconds;
+  }
+  const double done = progress - start->second;
+  if (done < kPaceKnown) return seconds;
+  return seconds + (seconds - start->first) / done * std::max(0.0, 1.0 - progress);
+}
+
 std::string AutotuneDuration::Text() const {
   return first_trials > 0 ? fmt::format("{:g} × the first trial", first_trials)
                           : fmt::format("{:g} s", seconds);
@@ -63,13 +73,16 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
     args.verbose = 0;  // as fastText's autotune trains its trials
     ++s.trials;
     std::atomic<bool> aborted{false}, slow{false};
+    std::atomic<double> projected{0};
     const bool first = !strategy;
-    auto callback = [&](float, float, double, double, int64_t) {
+    TrialPace pace;
+    auto callback = [&](float progress, float, double, double, int64_t) {
       if (first || aborted.load(std::memory_order_relaxed)) return;
       const double t = elapsed();
-      const bool too_slow = s.trial_cap > 0 && t - now > s.trial_cap * first_seconds;
+      const double total = pace.Projected(t - now, progress);
+      const bool too_slow = s.trial_cap > 0 && total > s.trial_cap * first_seconds;
       if (!too_slow && !over(t)) return;
-      if (!aborted.exchange(true)) slow = too_slow, search_model->abort();
+      if (!aborted.exchange(true)) slow = too_slow, projected = total, search_model->abort();
     };
     bool completed = false;
     AutotuneTrial trial{fmt::format("{}", fmt::join(TunedArgv(args), " ")), 0, ""};
@@ -79,7 +92,9 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
     } catch (const fasttext::FastText::AbortError&) {
       ++s.stopped;
       s.too_slow += slow.load();
-      trial.outcome = slow.load() ? "stopped: too slow" : "stopped: end of the search";
+      trial.outcome = slow.load()
+                          ? fmt::format("stopped: too slow (projected {:.0f} s)", projected.load())
+                          : "stopped: end of the search";
     } catch (const fasttext::DenseMatrix::EncounteredNaNError&) {
       trial.outcome = "diverged";  // skipped as fastText's autotune does
     } catch (const std::bad_alloc&) {

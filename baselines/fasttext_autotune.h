@@ -2,17 +2,29 @@
 
 #include <fasttext/args.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sparsebench {
+
+// A trial's whole time, projected from its pace: the seconds it has run plus the rest of its
+// training at the pace since its first progress report (setup excluded), once at least
+// kPaceKnown of the training is done; until then its seconds so far. Fed by one thread.
+struct TrialPace {
+  static constexpr double kPaceKnown = 0.02;
+  std::optional<std::pair<double, double>> start;  // seconds, progress at the first report
+
+  double Projected(double seconds, double progress);
+};
 
 // How long the search runs: `seconds`, or, when `first_trials` > 0, that many times the first
 // trial's time (fastText's defaults on the tuning rows, validation included), which grows with
 // the data as the trials do. With `min_finished` > 0 the search goes on past that time (no
 // trial stopped, new ones started) until that many trials have finished, but never past
-// kMaxExtension times it. With `trial_cap` > 0, a trial running longer than that many first
-// trials is stopped as too slow.
+// kMaxExtension times it. With `trial_cap` > 0, a trial whose pace projects it longer than
+// that many first trials is stopped as too slow as soon as its pace is known (TrialPace).
 struct AutotuneDuration {
   static constexpr double kMaxExtension = 4;
   double seconds = 0;

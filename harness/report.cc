@@ -405,12 +405,17 @@ std::string WeakRows(const DatasetGroups& d, const EngineRegistry& engines) {
   return md.empty() ? "" : md + "\n\n";
 }
 
-// Tuned rows whose search finished too few trials to have tuned much (context
-// autotune_finished_trials, the fewest over the repeats).
+// Each tuned row's search and retrain, both on its clock, with the settings chosen; those whose
+// search finished too few trials to have tuned much (context autotune_finished_trials, the
+// fewest over the repeats) are named.
 std::string TuningLine(const DatasetGroups& d) {
   constexpr int kFewTrials = 5;
   std::string md;
   for (const Group& g : d.groups) {
+    if (g.ok > 0 && !g.autotune_budget.empty()) {
+      md += fmt::format("`{}` tunes on its clock: {}", g.engine, g.autotune_budget);
+      md += g.tuned_args.empty() ? ". " : fmt::format("; chosen: `{}`. ", g.tuned_args);
+    }
     if (g.ok == 0 || g.autotune_finished < 0 || g.autotune_finished >= kFewTrials) continue;
     md += fmt::format(
         "⚠ `{}` is barely tuned: its autotune search finished {} trial{} (fewer than {}), so its "

@@ -169,6 +169,11 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
     g.budget_stops += row.stopped_by == "budget";
     if (row.test_rows && (g.test_rows == 0 || *row.test_rows < g.test_rows))
       g.test_rows = *row.test_rows;
+    if (g.autotune_budget.empty() && row.context.contains("autotune_budget")) {
+      g.autotune_budget = row.context.at("autotune_budget");
+      if (row.context.contains("fasttext_tuned_args"))
+        g.tuned_args = row.context.at("fasttext_tuned_args");
+    }
     const int finished = AutotuneFinishedTrials(row.context);
     if (finished >= 0) {
       g.autotune_finished =

@@ -37,6 +37,8 @@ struct Group {
   uint64_t test_rows =
       0;  // the fewest test rows an ok repeat's metric was computed over (0: not recorded)
   int autotune_finished = -1;  // the fewest trials an autotune search finished (-1: no search)
+  // The first repeat's autotune split (context autotune_budget) and the settings it chose.
+  std::string autotune_budget, tuned_args;
   Stat epochs_trained;
   // The fastest dense baseline's time to target / this one's, among groups on the same
   // machine and threads only. A lower bound when a dense baseline that its budget stopped

@@ -391,6 +391,16 @@ TEST(FastTextLearner, AutotuneSearchesForItsSecondsThenRetrainsOnAllRows) {
   EXPECT_GE(*ComputeMetrics(learner.Predict(test, 5), test).accuracy, 0.9);
 }
 
+// A trial's projected time is its seconds until 2% of its training is done, then its seconds
+// plus the rest at the pace since its first report (setup excluded).
+TEST(FastTextAutotune, TrialPaceProjectsTheWholeTrialFromItsPace) {
+  TrialPace pace;
+  EXPECT_DOUBLE_EQ(pace.Projected(1.0, 0.0), 1.0);    // setup took 1 s
+  EXPECT_DOUBLE_EQ(pace.Projected(1.5, 0.01), 1.5);   // pace not known yet
+  EXPECT_DOUBLE_EQ(pace.Projected(3.0, 0.1), 21.0);   // 2 s for 10%: 18 s for the other 90%
+  EXPECT_DOUBLE_EQ(pace.Projected(21.0, 1.0), 21.0);  // done
+}
+
 // autotune=auto searches for 12 times its first trial, so the trials that fit grow with the
 // data rather than shrink.
 // auto: 12 first trials, and on until five trials have finished (at most 4 × that).

@@ -260,7 +260,9 @@ TEST(Report, RowsStatePrecisionAndABarelyTunedRowIsNamed) {
   bf16["precision"] = "bf16 autocast";
   bf16["optimizer"] = "adam";
   tuned["optimizer"] = "sgd";
-  tuned["context"] = {{"autotune_finished_trials", "2"}};
+  tuned["context"] = {{"autotune_finished_trials", "2"},
+                      {"autotune_budget", "search 9.0 s of 8.0 s (3 trials, 2 finished)"},
+                      {"fasttext_tuned_args", "-epoch 7 -lr 0.3"}};
   wide["context"] = {{"autotune_finished_trials", "7"}};
   const std::string run = RunDir(dir, "run", {bf16.dump(), tuned.dump(), wide.dump()});
   WriteReport(Options(run, dir.file("out")));
@@ -272,6 +274,11 @@ TEST(Report, RowsStatePrecisionAndABarelyTunedRowIsNamed) {
             std::string::npos)
       << md;
   EXPECT_EQ(md.find("`wide` is barely tuned"), std::string::npos) << md;
+  EXPECT_NE(md.find("`tuned` tunes on its clock: search 9.0 s of 8.0 s (3 trials, 2 finished); "
+                    "chosen: `-epoch 7 -lr 0.3`."),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("`wide` tunes on its clock"), std::string::npos) << md;
 }
 
 // External rows show their protocol and CPU by phase; a flagged row is marked ⚠ in the table
