@@ -115,6 +115,7 @@ AutotuneSearch SearchFastTextArgs(const fasttext::Args& original, const std::str
       }
     }
     trial.seconds = elapsed() - now;
+    s.finished_in_time += completed && (first || now + trial.seconds <= s.duration);
     s.log.push_back(std::move(trial));
     if (first) {
       first_seconds = elapsed();
@@ -167,7 +168,7 @@ std::string AutotuneBudgetText(const AutotuneSearch& s, double final_seconds) {
       s.best_score, final_seconds, s.seconds + final_seconds);
   if (s.trials == 1 && s.seconds > s.duration) {
     text += "; the first trial alone outlasted the search's seconds";
-  } else if (s.min_finished > 0 && s.seconds > s.duration) {
+  } else if (s.min_finished > 0 && s.seconds > s.duration && s.finished_in_time < s.min_finished) {
     text +=
         s.finished >= s.min_finished
             ? fmt::format("; the search went on past its {:.1f} s until {} trials had finished",

@@ -51,6 +51,7 @@ struct AutotuneSearch {
   double seconds = 0;     // the whole search, as it ran
   int trials = 0, finished = 0, stopped = 0;
   int too_slow = 0;      // of the stopped, those stopped by the trial cap
+  int finished_in_time = 0;  // of the finished, those that ended within `duration`
   int min_finished = 0;  // as asked (AutotuneDuration)
   double trial_cap = 0;
   std::vector<AutotuneTrial> log;

@@ -401,6 +401,29 @@ TEST(FastTextAutotune, TrialPaceProjectsTheWholeTrialFromItsPace) {
   EXPECT_DOUBLE_EQ(pace.Projected(21.0, 1.0), 21.0);  // done
 }
 
+// The budget text says the search went on past its seconds only when it did so to let
+// enough trials finish, not when it ended a moment late with enough finished in time.
+TEST(FastTextAutotune, BudgetTextSaysWhenTheSearchWentOnForFinishedTrials) {
+  AutotuneSearch s;
+  s.duration = 60;
+  s.seconds = 60.1;
+  s.trials = 9;
+  s.finished = 7;
+  s.min_finished = 5;
+  s.finished_in_time = 7;
+  EXPECT_EQ(AutotuneBudgetText(s, 2).find("went on past"), std::string::npos)
+      << AutotuneBudgetText(s, 2);
+  s.seconds = 90;
+  s.finished_in_time = 3;
+  EXPECT_NE(AutotuneBudgetText(s, 2).find("went on past its 60.0 s until 5 trials had finished"),
+            std::string::npos)
+      << AutotuneBudgetText(s, 2);
+  s.finished = 4;
+  EXPECT_NE(AutotuneBudgetText(s, 2).find("stopped at 4 × its 60.0 s with fewer than 5"),
+            std::string::npos)
+      << AutotuneBudgetText(s, 2);
+}
+
 // autotune=auto searches for 12 times its first trial, so the trials that fit grow with the
 // data rather than shrink.
 // auto: 12 first trials, and on until five trials have finished (at most 4 × that).
