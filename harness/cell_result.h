@@ -40,7 +40,11 @@ struct CellResult {
   std::optional<uint64_t> model_bytes, epochs;
   std::optional<uint64_t> test_rows;  // the rows the final metric was computed over
   std::optional<double> epochs_trained, train_budget_seconds;
-  std::string stopped_by;
+  std::string stopped_by;  // "budget", "plateau", or "" (the engine's epochs ran out)
+  // The plateau rule: training rows held out and scored at each epoch's end, the epochs
+  // without a new best that stop training, and the epoch of the best.
+  std::optional<uint64_t> holdout_rows, patience_epochs;
+  std::optional<double> best_holdout_epoch;
   std::optional<uint64_t> batch;
   std::optional<double> lr, curve_eval_seconds, eval_seconds, cell_seconds, cost_usd,
       cost_to_target_usd;

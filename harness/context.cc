@@ -1,6 +1,8 @@
 #include "harness/context.h"
 
+#include <fmt/format.h>
 #include <sys/utsname.h>
+#include <xxhash.h>
 
 #include <array>
 #include <chrono>
@@ -32,9 +34,46 @@ std::string FieldOf(const std::string& file, const std::string& key) {
   return "";
 }
 
+// The value of the first line of /proc/cpuinfo whose name (before the colon, trimmed) is `key`:
+// "model" must not match "model name".
+std::string CpuInfoField(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
+    if (name != key) continue;
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    return value;
+  }
+  return "";
+}
+
+// x86 family/model/stepping, or an Arm CPU's implementer/part/variant/revision; "" where the
+// kernel shows neither.
+std::string CpuId() {
+  std::string id;
+  for (const char* key : {"cpu family", "model", "stepping", "CPU implementer", "CPU part",
+                          "CPU variant", "CPU revision"}) {
+    const std::string value = CpuInfoField(key);
+    if (!value.empty()) id += (id.empty() ? "" : " ") + std::string(key) + " " + value;
+  }
+  return id;
+}
+
+std::string Hypervisor(const std::string& vendor, bool flagged) {
+  if (!vendor.empty()) return vendor;
+  return flagged ? "yes (the CPU's hypervisor flag; vendor not named)" : "none seen";
+}
+
 std::string IsaFlags() {
-  const std::set<std::string> wanted = {"sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl",
-                                        "avx512_vnni", "avx512_bf16", "amx_tile", "asimd", "sve", "sve2", "bf16"};
+  const std::set<std::string> wanted = {
+      "sse4_2",   "avx",         "avx2",        "fma",         "avx512f",    "avx512bw",
+      "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx512ifma", "avx512_vbmi2",
+      "avx_vnni", "amx_tile",    "amx_bf16",    "amx_int8",    "asimd",      "sve",
+      "sve2",     "bf16",        "i8mm"};
   std::istringstream flags(FieldOf("/proc/cpuinfo", "flags") + " " + FieldOf("/proc/cpuinfo", "Features"));
   std::string out;
   for (std::string flag; flags >> flag;) {
@@ -77,23 +116,55 @@ nlohmann::json CaptureContext() {
       {"arch", uts.machine},
       {"isa_flags", IsaFlags()},
       {"memory_gb", mem_kb / 1024 / 1024},
+      {"cpu_id", CpuId()},
       {"os", FieldOf("/etc/os-release", "PRETTY_NAME") + ", Linux " + uts.release},
+      {"kernel", uts.release},
+      {"hypervisor",
+       Hypervisor(Command("lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor: *//p' | head -1"),
+                  (" " + FieldOf("/proc/cpuinfo", "flags") + " ").find(" hypervisor ") !=
+                      std::string::npos)},
       {"compiler", std::string("gcc-compatible ") + __VERSION__},
       {"build_flags", SPARSEBENCH_BUILD_FLAGS},
       {"git_commit", Command("git -C '" SPARSEBENCH_SOURCE_DIR "' rev-parse HEAD 2>/dev/null")},
-      {"git_dirty", !Command("git -C '" SPARSEBENCH_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null").empty()},
+      {"git_dirty", !Command("git -C '" SPARSEBENCH_SOURCE_DIR
+                             "' status --porcelain --untracked-files=no 2>/dev/null")
+                         .empty()},
       {"date", date},
       {"env_OMP_NUM_THREADS", EnvOr("OMP_NUM_THREADS")},
       {"env_OMP_WAIT_POLICY", EnvOr("OMP_WAIT_POLICY")},
       {"env_OPENBLAS_NUM_THREADS", EnvOr("OPENBLAS_NUM_THREADS")}};
   for (const auto& [key, value] : BlasContext()) c[key] = value;
   for (const auto& [key, value] : LibraryVersions()) c[key] = value;
+  c["hardware_key"] = HardwareKey(c);
+  c["machine_fingerprint"] = MachineFingerprint(c);
   return c;
 }
 
+std::string HardwareKey(const nlohmann::json& c) {
+  const auto text = [&](const char* key) {
+    const auto it = c.find(key);
+    return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const auto number = [&](const char* key) {
+    const auto it = c.find(key);
+    return it != c.end() && it->is_number() ? it->get<double>() : -1.0;
+  };
+  if (c.find("cpu_id") == c.end()) return "";  // written before the key was recorded
+  return fmt::format("{} | {} | {} | {} | {:.0f} cores | {:.0f} GiB", text("cpu_model"),
+                     text("cpu_id"), text("arch"), text("isa_flags"), number("cores"),
+                     number("memory_gb"));
+}
+
+std::string MachineFingerprint(const nlohmann::json& context) {
+  const std::string key = HardwareKey(context);
+  return key.empty() ? "" : fmt::format("{:016x}", XXH64(key.data(), key.size(), 0)).substr(0, 8);
+}
+
 std::string MachineName(const nlohmann::json& context) {
+  const std::string fingerprint = MachineFingerprint(context);
   return context.value("cpu_model", std::string("unknown")) + ", " +
-         std::to_string(context.value("cores", 0)) + " cores";
+         std::to_string(context.value("cores", 0)) + " cores" +
+         (fingerprint.empty() ? "" : " [" + fingerprint + "]");
 }
 
 }  // namespace sparsebench

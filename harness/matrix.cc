@@ -88,7 +88,7 @@ class TomlReader {
 
   MatrixEngine Engine(const toml::table& t) const {
     OnlyKeys(t, {"name", "spec", "epochs", "batch", "lr", "lr_half_life", "train_budget_seconds",
-                 "eval_every_seconds"});
+                 "eval_every_seconds", "repeats"});
     MatrixEngine e;
     e.spec = String(t, "spec", "");
     if (e.spec.empty()) Fail(t, "an engine needs a spec");
@@ -107,6 +107,7 @@ class TomlReader {
       e.train_budget_seconds = Number(t, "train_budget_seconds", 0, 0, kMaxSeconds, false);
     if (t.get("eval_every_seconds"))
       e.eval_every_seconds = Number(t, "eval_every_seconds", 0, 0, kMaxSeconds, false);
+    if (t.get("repeats")) e.repeats = Uint(t, "repeats", 1, 1, kMaxRepeats);
     return e;
   }
 
@@ -122,7 +123,8 @@ class TomlReader {
   }
 
   MatrixDataset Dataset(const toml::table& t) const {
-    OnlyKeys(t, {"name", "preset", "scale", "train", "test", "format", "metric", "target", "engines"});
+    OnlyKeys(t, {"name", "preset", "scale", "train", "test", "format", "metric", "target",
+                 "holdout", "patience", "engines"});
     MatrixDataset d;
     d.preset = String(t, "preset", "");
     d.train = String(t, "train", "");
@@ -171,6 +173,13 @@ class TomlReader {
       } catch (const std::exception& e) {
         Fail(*target, e.what());
       }
+    }
+    d.patience = Uint(t, "patience", 0, 1, kMaxEpochs);
+    d.holdout = Number(t, "holdout", 0.0, 0, 0.5, true);
+    if ((d.patience > 0) != (d.holdout > 0)) {
+      Fail(t,
+           "the plateau rule needs both holdout (a share of the training rows) and patience "
+           "(epochs)");
     }
     const toml::node* engines_node = t.get("engines");
     const toml::array* engines = engines_node ? engines_node->as_array() : nullptr;
@@ -271,10 +280,16 @@ Matrix ReadMatrix(const std::string& path, bool check_files, const EngineRegistr
   return m;
 }
 
+uint32_t Repeats(const Matrix& matrix, const MatrixEngine& engine) {
+  return engine.repeats.value_or(matrix.repeats);
+}
+
 uint64_t CountCells(const Matrix& matrix, uint32_t repeats) {
-  uint64_t engines = 0;
-  for (const MatrixDataset& d : matrix.datasets) engines += d.engines.size();
-  return engines * matrix.threads.size() * repeats;
+  uint64_t runs = 0;
+  for (const MatrixDataset& d : matrix.datasets) {
+    for (const MatrixEngine& e : d.engines) runs += e.repeats.value_or(repeats);
+  }
+  return runs * matrix.threads.size();
 }
 
 TargetRule TargetRule::Parse(const std::string& text) {
@@ -317,9 +332,14 @@ std::string Cell::id() const {
 std::vector<Cell> ExpandCells(const Matrix& matrix) {
   std::vector<Cell> cells;
   // Repeats outermost, so a matrix cut short still has one of everything.
-  for (uint32_t repeat = 1; repeat <= matrix.repeats; ++repeat) {
+  uint32_t most = matrix.repeats;
+  for (const MatrixDataset& d : matrix.datasets) {
+    for (const MatrixEngine& e : d.engines) most = std::max(most, Repeats(matrix, e));
+  }
+  for (uint32_t repeat = 1; repeat <= most; ++repeat) {
     for (const MatrixDataset& d : matrix.datasets) {
       for (const MatrixEngine& e : d.engines) {
+        if (repeat > Repeats(matrix, e)) continue;
         for (int threads : matrix.threads) {
           cells.push_back(Cell{cells.size(), &d, &e, threads, repeat});
         }

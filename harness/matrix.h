@@ -20,6 +20,7 @@ struct MatrixEngine {
   double lr = 0;
   std::optional<uint32_t> lr_half_life;  // samples; 0: constant lr
   std::optional<double> train_budget_seconds, eval_every_seconds;  // unset: the matrix's
+  std::optional<uint32_t> repeats;  // unset: the matrix's (`run --repeats` sets every engine's)
 };
 
 // A dataset: a synthetic preset at a scale (generated once, cached) or files on disk.
@@ -32,6 +33,9 @@ struct MatrixDataset {
   // The time-to-target threshold on `metric`: a number, or a rule written "dense-Npt" that
   // resolves to the best dense baseline's final metric in the same run minus N points.
   std::string target = "";
+  // The plateau rule for every engine of the dataset (MeasureSettings): 0 and 0 for none.
+  double holdout = 0;
+  uint32_t patience = 0;
   std::vector<MatrixEngine> engines;
 };
 
@@ -86,7 +90,11 @@ inline constexpr double kMaxSeconds = 1e7;  // max_seconds, budgets and curve sp
 Matrix ReadMatrix(const std::string& path, bool check_files = true,
                   const EngineRegistry& engines = BuiltinEngines());
 
-// The number of cells a matrix expands to with `repeats` repeats (no allocation).
+// An engine's repeats in a matrix: its own, else the matrix's.
+uint32_t Repeats(const Matrix& matrix, const MatrixEngine& engine);
+
+// The number of cells a matrix expands to with `repeats` repeats for engines that set none
+// (no allocation).
 uint64_t CountCells(const Matrix& matrix, uint32_t repeats);
 
 // One run of one engine on one dataset with a thread count: the unit the harness executes.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "engine/api/engine_error.h"
 #include "harness/stopwatch.h"
 
 namespace sparsebench {
@@ -47,12 +48,44 @@ std::optional<double> Known(double v) {
   return std::isnan(v) ? std::nullopt : std::optional<double>(v);
 }
 
+// The plateau rule's bookkeeping: the held-out metric at each epoch's end and its best so far.
+class Plateau {
+ public:
+  Plateau(const MeasureSettings& s, Dataset held_out)
+      : settings_(s), held_out_(std::move(held_out)) {}
+
+  bool active() const { return settings_.patience > 0 && held_out_.rows() > 0; }
+
+  // At an epoch's end: scores the held-out rows; true once `patience` epochs passed without a
+  // new best.
+  bool Check(const Learner& learner, double epoch, nlohmann::json& details) {
+    if (!active()) return false;
+    const double value =
+        MetricValue(ComputeMetrics(learner.Predict(held_out_, 5), held_out_), settings_.metric);
+    details["holdout_" + settings_.metric] = OrNull(value);
+    if (std::isnan(best_) || value > best_) best_ = value, best_epoch_ = epoch;
+    stopped_ = epoch - best_epoch_ >= settings_.patience - 1e-9;
+    return stopped_;
+  }
+
+  bool stopped() const { return stopped_; }
+  size_t rows() const { return held_out_.rows(); }
+  double best_epoch() const { return best_epoch_; }
+
+ private:
+  const MeasureSettings& settings_;
+  Dataset held_out_;
+  double best_ = NAN, best_epoch_ = 0;
+  bool stopped_ = false;
+};
+
 // Everything the harness does while a learner pauses: curve points, the selection probe,
-// progress lines. None of it is on the training clock.
+// progress lines, the plateau rule's check. None of it is on the training clock.
 class PauseWork {
  public:
-  PauseWork(const Learner*& learner, const Dataset& train, const Dataset& test, const MeasureSettings& s)
-      : learner_(learner), train_(train), settings_(s) {
+  PauseWork(const Learner*& learner, const Dataset& train, const Dataset& test,
+            const MeasureSettings& s, Plateau& plateau)
+      : learner_(learner), train_(train), settings_(s), plateau_(plateau) {
     if (s.evals_per_epoch > 0) eval_sample_ = SampleRows(test, s.eval_sample, 0x5eed);
   }
 
@@ -72,6 +105,9 @@ class PauseWork {
     if (p.epoch_end) EndEpoch(p, recall);
     if (settings_.progress) Print(p, train_seconds, value, recall);
   }
+
+  // Whether the plateau rule ends training here (asked once per pause, after it).
+  bool Plateaued() const { return plateau_.stopped(); }
 
   double epoch() const { return epoch_; }
 
@@ -93,6 +129,7 @@ class PauseWork {
   void EndEpoch(const Progress& p, const SelectionRecall* recall) {
     nlohmann::json details = p.details;
     details["epoch"] = p.epoch;
+    plateau_.Check(*learner_, p.epoch, details);
     details["samples"] = p.samples;
     details["mean_loss"] = OrNull(p.mean_loss);
     if (recall) {
@@ -114,12 +151,28 @@ class PauseWork {
   const Learner*& learner_;
   const Dataset& train_;
   const MeasureSettings& settings_;
+  Plateau& plateau_;
   Dataset eval_sample_, probe_rows_;
   Curve curve_;
   nlohmann::json epochs_ = nlohmann::json::array();
   std::optional<SelectionRecall> recall_;
   double last_point_ = 0, epoch_ = 0;
 };
+
+// With the plateau rule, takes its held-out rows out of `train` (off the clock; featurized as the
+// test set is, for engines that do not read text) and returns them.
+Dataset HoldOut(Dataset& train, const MeasureSettings& s, const Featurizer* featurizer) {
+  if (s.patience == 0 || s.holdout <= 0) return {};
+  const RowSplit split = HeldOutSplit(train.rows(), s.holdout, 0x401d);
+  if (split.held_out.empty() || split.train.empty())
+    throw ConfigError(fmt::format("--holdout {} of {} training rows leaves no rows on one side",
+                                  s.holdout, train.rows()));
+  Dataset held_out = TakeRows(train, split.held_out);
+  train = TakeRows(train, split.train);
+  if (featurizer != nullptr && held_out.has_text())
+    FeaturizeDataset(held_out, *featurizer, s.threads);
+  return held_out;
+}
 
 }  // namespace
 
@@ -133,9 +186,10 @@ double MetricValue(const Metrics& m, const std::string& name) {
 Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Dataset& test,
                             const MeasureSettings& s, const Featurizer* featurizer) {
   const Learner* current = nullptr;
-  PauseWork work(current, train, test, s);
+  Plateau plateau(s, HoldOut(train, s, featurizer));
+  PauseWork work(current, train, test, s, plateau);
   Stopwatch clock, paused;
-  bool over_budget = false;
+  bool over_budget = false, plateaued = false;
   uint64_t samples = 0;  // of whole epochs, and of the epoch the budget cut short
   PausePlan plan{s.evals_per_epoch,
                  [&](const Progress& p) {
@@ -144,10 +198,11 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
                    over_budget = s.train_budget_seconds > 0 && seconds >= s.train_budget_seconds;
                    if (p.epoch_end || over_budget) samples += p.samples;
                    work(p, seconds, over_budget);
+                   plateaued = work.Plateaued();
                    paused.Stop();
                    clock.Start();
                  },
-                 [&] { return over_budget; }};
+                 [&] { return over_budget || plateaued; }};
   clock.Start();
   if (featurizer != nullptr && train.has_text()) FeaturizeDataset(train, *featurizer, s.threads);
   std::unique_ptr<Learner> learner = make({train.num_features, train.num_labels});
@@ -191,6 +246,12 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   r.epochs_trained = work.epoch();
   if (s.train_budget_seconds > 0) r.train_budget_seconds = s.train_budget_seconds;
   if (over_budget) r.stopped_by = "budget";
+  if (plateaued && !over_budget) r.stopped_by = "plateau";
+  if (plateau.active()) {
+    r.holdout_rows = plateau.rows();
+    r.patience_epochs = s.patience;
+    r.best_holdout_epoch = plateau.best_epoch();
+  }
   SetLatency(r, *learner, test, s.latency_samples);
   SetTarget(r, s.target);
   return {std::move(r), std::move(learner)};

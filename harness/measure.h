@@ -22,6 +22,11 @@ struct MeasureSettings {
   double eval_every_seconds = 0;
   // Training stops at the first pause at or after this many training seconds (0: no budget).
   double train_budget_seconds = 0;
+  // The plateau rule: `holdout` of the training rows (seeded, the same for every engine) are
+  // kept out of training and scored at each epoch's end, off the clock; training stops once
+  // `patience` epochs have passed without a new best there (0: no rule, the engine's epochs).
+  double holdout = 0;
+  uint32_t patience = 0;
   uint32_t eval_sample = 2000;   // rows of the test set in that sample (fixed by seed)
   uint32_t recall_sample = 1000; // training rows whose selection is probed (sparse engines)
   std::string metric = "p_at_1";
@@ -44,7 +49,8 @@ struct Measurement {
 // not read text), `make`, then Train. It stops only for the learner's Stage and while the
 // learner pauses for the harness (curve points, selection probes, progress lines; reported
 // apart as curve_eval_seconds). A budget ends training at a pause (the row says
-// "stopped_by":"budget"). Then the final evaluation on the whole test set (featurized
+// "stopped_by":"budget"), and so does the plateau rule ("stopped_by":"plateau"). Then the final
+// evaluation on the whole test set (featurized
 // beforehand by the caller), latency, and the figures of a result row.
 Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Dataset& test,
                             const MeasureSettings& settings, const Featurizer* featurizer = nullptr);

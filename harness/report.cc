@@ -11,8 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/api/engine_family.h"
+#include "harness/context.h"
 #include "harness/csv.h"
 #include "harness/external/exec_family.h"
+#include "harness/headline.h"
 #include "harness/matrix.h"
 #include "harness/prices.h"
 #include "harness/report_external.h"
@@ -71,15 +73,28 @@ double ContextNumber(const nlohmann::json& c, const char* key) {
   return it != c.end() && it->is_number() ? it->get<double>() : NAN;
 }
 
+// One row per run context: the hardware that decides "one machine" (its fingerprint hashes the
+// CPU, its family/model/stepping, ISA, cores and memory) and, beside it, what may differ
+// between VMs of that hardware.
 std::string MachineTable(const std::vector<nlohmann::json>& contexts) {
-  std::string md = "| machine | arch | ISA | instance | $/h | commit | date |\n|---|---|---|---|---|---|---|\n";
+  std::string md =
+      "| machine | fingerprint | CPU | ISA | kernel · hypervisor | BLAS core | instance | $/h | "
+      "commit | date |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : contexts) {
     const double price = ContextNumber(c, "price_per_hour");
-    md += fmt::format("| {}, {} cores, {} GiB | {} | {} | {} | {} | {} | {} |\n", ContextText(c, "cpu_model", "?"),
-                      Num(ContextNumber(c, "cores"), "{:.0f}"), Num(ContextNumber(c, "memory_gb"), "{:.0f}"),
-                      ContextText(c, "arch", "?"), ContextText(c, "isa_flags", ""), ContextText(c, "instance", "?"),
-                      price >= 0 ? fmt::format("{:g}", price) : "—", ContextText(c, "git_commit", "").substr(0, 10),
-                      ContextText(c, "date", ""));
+    const std::string fingerprint = MachineFingerprint(c);
+    md +=
+        fmt::format("| {}, {} cores, {} GiB | {} | {} | {} | {} · {} | {} | {} | {} | {} | {} |\n",
+                    ContextText(c, "cpu_model", "?"), Num(ContextNumber(c, "cores"), "{:.0f}"),
+                    Num(ContextNumber(c, "memory_gb"), "{:.0f}"),
+                    fingerprint.empty() ? "— (not recorded)" : fingerprint,
+                    ContextText(c, "arch", "?") +
+                        (c.contains("cpu_id") ? ", " + ContextText(c, "cpu_id", "") : ""),
+                    ContextText(c, "isa_flags", ""), ContextText(c, "kernel", "—"),
+                    ContextText(c, "hypervisor", "—"), ContextText(c, "blas_core", "—"),
+                    ContextText(c, "instance", "?"), price >= 0 ? fmt::format("{:g}", price) : "—",
+                    ContextText(c, "git_commit", "").substr(0, 10), ContextText(c, "date", ""));
   }
   return md;
 }
@@ -237,33 +252,6 @@ std::string Attribution(const DatasetGroups& d, const EngineRegistry& engines) {
                       fmt::join(elsewhere, ", "));
   }
   return md + ".\n\n";
-}
-
-std::string TargetRuleText(const DatasetGroups& d) {
-  const Group* best = nullptr;
-  for (const Group& g : d.groups) {
-    if (g.dense && g.ok > 0 && (!best || g.metric.median > best->metric.median)) best = &g;
-  }
-  const double points = TargetRule::Parse(d.target_rule).points_below_dense;
-  if (std::isnan(points) || best == nullptr) {
-    return fmt::format("The target, {} {:.4f}, is fixed by the matrix.", d.metric, d.target);
-  }
-  const std::string trained =
-      best->budget_stops > 0
-          ? fmt::format("after {} s of training, where its budget stopped it",
-                        Sec(best->train_seconds.median))
-          : fmt::format("after {} s of training", Sec(best->train_seconds.median));
-  return fmt::format(
-      "The target, {0} {1:.4f}, is {2:g} point(s) below the best dense baseline's final {0} in "
-      "this run (`{3}`: "
-      "{4:.4f} on the whole test set, {5}). That is fair to the dense side: it is an accuracy a "
-      "dense baseline "
-      "reached, less a point for the noise between runs, and every engine is timed to that same "
-      "accuracy on the "
-      "same held-out sample. A dense baseline that its budget stopped before the target gets no "
-      "time; a speed-up "
-      "over it is a lower bound, `> N×`: its training seconds over this engine's time to target.",
-      d.metric, d.target, points, best->engine, best->metric.median, trained);
 }
 
 std::string EndedText(const Group& g) {
@@ -578,9 +566,9 @@ void WriteReport(const ReportOptions& o, const EngineRegistry& engines) {
   for (size_t i = 0; i < datasets.size(); ++i) {
     const DatasetGroups& d = datasets[i];
     md += fmt::format("## {} ({}, target {})\n\n", d.dataset, d.metric, Num(d.target, "{:.4g}")) +
-          Differences(d, engines) + GroupTable(d.groups) + "\n" + ExternalRows(d, engines) +
-          ExternalCpu(d) + WeakRows(d, engines) + TuningLine(d) + AtTheTarget(d) +
-          Attribution(d, engines) + ThreadScaling(d, engines);
+          Headline(d, engines) + Differences(d, engines) + GroupTable(d.groups) + "\n" +
+          ExternalRows(d, engines) + ExternalCpu(d) + WeakRows(d, engines) + TuningLine(d) +
+          AtTheTarget(d) + Attribution(d, engines) + ThreadScaling(d, engines);
     // Plot files: an index (distinct names whatever the datasets are called) and a slug.
     const std::string stem = fmt::format("{}-{}", i + 1, Slug(d.dataset).substr(0, 40));
     const std::string missing = o.plots ? Plot(stem, d.dataset, d.groups, plots) : "not asked for";

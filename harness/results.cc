@@ -52,6 +52,13 @@ void AddCellFields(CellResult& r, const Cell& cell, const nlohmann::json& contex
   r.threads = cell.threads;
   r.repeat = cell.repeat;
   r.machine = MachineName(context);
+  // The hardware key decides "one machine"; what may differ between VMs of it rides along.
+  for (const char* key : {"machine_fingerprint", "hardware_key", "kernel", "hypervisor",
+                          "blas_backend", "blas_core"}) {
+    const auto it = context.find(key);
+    if (it != context.end() && it->is_string())
+      r.context.emplace(std::string("run_") + key, it->get<std::string>());
+  }
   r.git_commit = context.value("git_commit", std::string());
   r.instance = pricing.instance;
   r.price_per_hour =
@@ -63,21 +70,28 @@ void AddCellFields(CellResult& r, const Cell& cell, const nlohmann::json& contex
 }
 
 void ResolveTargets(std::vector<CellResult>& rows, const EngineRegistry& engines) {
-  std::map<std::string, std::map<std::string, std::vector<double>>> dense;  // dataset -> engine -> finals
+  // dataset -> engine -> finals, and whether a budget stopped any of its repeats
+  std::map<std::string, std::map<std::string, std::pair<std::vector<double>, bool>>> dense;
   for (const CellResult& r : rows) {
     if (r.ok() && engines.IsDenseBaseline(r.spec) && r.metric_value) {
-      dense[r.dataset][r.name].push_back(*r.metric_value);
+      auto& [finals, stopped] = dense[r.dataset][r.name];
+      finals.push_back(*r.metric_value);
+      stopped |= r.stopped_by == "budget";
     }
   }
+  // The best median final of the dense baselines that trained to their end (their epochs or
+  // the plateau rule); only where every one was stopped by its budget, the best of those.
   std::map<std::string, double> best;
-  for (auto& [dataset, finals] : dense) {
-    double b = NAN;
-    for (auto& [engine, values] : finals) {
+  for (auto& [dataset, groups] : dense) {
+    double ended = NAN, stopped = NAN;
+    for (auto& [engine, finals] : groups) {
+      auto& values = finals.first;
       std::sort(values.begin(), values.end());
       const double median = values[values.size() / 2] / 2 + values[(values.size() - 1) / 2] / 2;
+      double& b = finals.second ? stopped : ended;
       b = std::isnan(b) ? median : std::max(b, median);
     }
-    best[dataset] = b;
+    best[dataset] = std::isnan(ended) ? stopped : ended;
   }
   for (CellResult& r : rows) {
     if (r.target_rule.empty()) continue;

@@ -97,6 +97,8 @@ void RecordedMatrix(const fs::path& file, std::string& name, std::string& hash, 
   } catch (const DataError&) {
     return;
   }
+  if (context.is_array() && !context.empty())
+    context = context.back();  // resumed on other hardware
   if (!context.is_object()) return;
   auto text = [&](const char* key) {
     const auto it = context.find(key);

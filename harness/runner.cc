@@ -67,6 +67,9 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
     argv.insert(argv.end(), {"--train-budget-seconds", fmt::format("{}", budget)});
   if (const double every = c.engine->eval_every_seconds.value_or(m.eval_every_seconds); every > 0)
     argv.insert(argv.end(), {"--eval-every-seconds", fmt::format("{}", every)});
+  if (c.dataset->patience > 0)
+    argv.insert(argv.end(), {"--holdout", fmt::format("{}", c.dataset->holdout), "--patience",
+                             std::to_string(c.dataset->patience)});
   const double fixed = TargetRule::Parse(c.dataset->target).value;
   if (!std::isnan(fixed)) argv.insert(argv.end(), {"--target", fmt::format("{}", fixed)});
   if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});
@@ -89,6 +92,9 @@ namespace {
 // The cells of `previous` (with `repeats` repeats) by id, each with its recipe.
 std::map<std::string, std::string> Recipes(Matrix previous, uint32_t repeats) {
   previous.repeats = repeats;
+  for (MatrixDataset& d : previous.datasets) {
+    for (MatrixEngine& e : d.engines) e.repeats = std::max(repeats, e.repeats.value_or(repeats));
+  }
   std::map<std::string, std::string> recipes;
   for (const Cell& cell : ExpandCells(previous)) recipes[cell.id()] = CellRecipe(previous, cell);
   return recipes;
@@ -160,6 +166,29 @@ class Progress {
   Clock::time_point start_;
 };
 
+// context.json of a run: this run's context, after the machines of the runs it resumes that
+// had other hardware (their cells keep their own machine in reports).
+nlohmann::json ResumedContexts(const fs::path& file, const nlohmann::json& context, bool resume) {
+  std::error_code error;
+  if (!resume || !fs::is_regular_file(file, error)) return context;
+  std::ifstream in(file, std::ios::binary);
+  nlohmann::json before = nlohmann::json::parse(in, nullptr, false);
+  if (before.is_object()) before = nlohmann::json::array({before});
+  if (!before.is_array()) return context;
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& c : before) {
+    if (!c.is_object() || MachineName(c) == MachineName(context)) continue;
+    fmt::print(
+        stderr,
+        "note: {} resumes a run begun on other hardware ({}; this is {}): its cells stay apart\n",
+        file.parent_path().string(), MachineName(c), MachineName(context));
+    all.push_back(c);
+  }
+  if (all.empty()) return context;
+  all.push_back(context);
+  return all;
+}
+
 }  // namespace
 
 int RunMatrix(const RunOptions& o) {
@@ -168,6 +197,9 @@ int RunMatrix(const RunOptions& o) {
   if (o.repeats > 0) {
     if (o.repeats > kMaxRepeats) throw ConfigError(fmt::format("--repeats must be from 1 to {}", kMaxRepeats));
     matrix.repeats = o.repeats;
+    for (MatrixDataset& d : matrix.datasets) {
+      for (MatrixEngine& e : d.engines) e.repeats.reset();
+    }
   }
   if (CountCells(matrix, matrix.repeats) > kMaxCells) {
     throw ConfigError(fmt::format("with --repeats {} the matrix expands to {} cells, more than {}", matrix.repeats,
@@ -201,7 +233,9 @@ int RunMatrix(const RunOptions& o) {
   context["price_per_hour"] = pricing.price_per_hour;
   context["shard"] = fmt::format("{}/{}", o.shard, o.shards);
   WriteFileAtomically((out / "context.json").string(),
-                      context.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+                      ResumedContexts(out / "context.json", context, o.resume)
+                              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                          "\n");
   Progress progress(cells.size());
   RunResults results(o.out_dir);  // the cells already there, read once
   int failed = 0;

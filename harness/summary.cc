@@ -167,6 +167,12 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
     Add(g.label_recall, Number(row.label_recall));
     Add(g.epochs_trained, Number(row.epochs_trained));
     g.budget_stops += row.stopped_by == "budget";
+    g.plateau_stops += row.stopped_by == "plateau";
+    if (g.ok == 1) {
+      g.holdout_rows = row.holdout_rows.value_or(0);
+      g.patience_epochs = row.patience_epochs.value_or(0);
+      g.planned_epochs = row.epochs.value_or(0);
+    }
     if (row.test_rows && (g.test_rows == 0 || *row.test_rows < g.test_rows))
       g.test_rows = *row.test_rows;
     if (g.autotune_budget.empty() && row.context.contains("autotune_budget")) {

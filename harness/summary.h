@@ -33,7 +33,10 @@ struct Group {
   Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99, peak_rss_mb, cost,
       cost_to_target, active_recall, label_recall;
   size_t missed = 0;
-  size_t budget_stops = 0;  // ok repeats whose training the budget ended
+  size_t budget_stops = 0;   // ok repeats whose training the budget ended
+  size_t plateau_stops = 0;  // ok repeats that the plateau rule ended
+  // The plateau rule as the first ok repeat ran it (0: none), and that repeat's epochs setting.
+  uint64_t holdout_rows = 0, patience_epochs = 0, planned_epochs = 0;
   uint64_t test_rows =
       0;  // the fewest test rows an ok repeat's metric was computed over (0: not recorded)
   int autotune_finished = -1;  // the fewest trials an autotune search finished (-1: no search)

@@ -14,6 +14,7 @@
 #include "datasets/featurizer.h"
 #include "datasets/metrics.h"
 #include "datasets/reader.h"
+#include "engine/api/engine_error.h"
 #include "engine/api/engine_family.h"
 #include "engine/model/model_io.h"
 #include "harness/cell_json.h"
@@ -98,6 +99,9 @@ void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
   const double load_seconds = load.Stop();
   MeasureSettings settings = args.measure;
   settings.threads = args.options.threads;
+  if ((settings.patience > 0) != (settings.holdout > 0))
+    throw ConfigError(
+        "--holdout and --patience make the plateau rule together: give both or neither");
   if (args.eval_each_epoch) {
     settings.evals_per_epoch = 1;
     settings.eval_sample = UINT32_MAX;
@@ -171,6 +175,12 @@ void AddTrainCommand(CLI::App& app, NumberOptions& numbers, const EngineRegistry
   numbers.Add(*cmd, "--train-budget-seconds", m.train_budget_seconds, {0, kMaxSeconds},
               "Stop training at the first pause at or after this many training seconds, then "
               "evaluate as usual (0: no budget)");
+  numbers.Add(*cmd, "--holdout", m.holdout, {0, 0.5},
+              "The plateau rule's share of the training rows held out (seeded, off the clock; "
+              "with --patience)");
+  numbers.Add(*cmd, "--patience", m.patience, {0, kMaxEpochs},
+              "Stop once this many epochs pass without a new best metric on the --holdout rows, "
+              "scored at each epoch's end off the clock (0: no plateau rule)");
   cmd->add_option("--metric", m.metric, "Curve and target metric")
       ->check(CLI::IsMember({"p_at_1", "p_at_3", "p_at_5", "accuracy"}))
       ->capture_default_str();

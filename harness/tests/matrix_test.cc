@@ -230,3 +230,40 @@ TEST(Matrix, ContentHashTellsMatricesApart) {
 
 }  // namespace
 }  // namespace sparsebench
+
+namespace sparsebench {
+namespace {
+
+TEST(Matrix, AnEngineMayRunMoreRepeatsThanTheMatrix) {
+  testing::TempDir dir;
+  const Matrix m = ReadMatrix(Write(dir, R"(
+name = "t"
+[[datasets]]
+preset = "amazon670k"
+scale = 0.01
+holdout = 0.1
+patience = 2
+engines = [ { spec = "sparse", repeats = 3 }, { spec = "blas" } ]
+)"),
+                              false);
+  EXPECT_EQ(m.datasets[0].patience, 2u);
+  EXPECT_DOUBLE_EQ(m.datasets[0].holdout, 0.1);
+  std::vector<std::string> ids;
+  for (const Cell& c : ExpandCells(m)) ids.push_back(c.id());
+  EXPECT_EQ(ids, (std::vector<std::string>{"amazon670k/sparse/t2/r1", "amazon670k/blas/t2/r1",
+                                           "amazon670k/sparse/t2/r2", "amazon670k/sparse/t2/r3"}));
+  EXPECT_EQ(CountCells(m, m.repeats), 4u);
+}
+
+TEST(Matrix, ThePlateauRuleNeedsBothHoldoutAndPatience) {
+  testing::TempDir dir;
+  for (const char* keys : {"holdout = 0.1", "patience = 2", "holdout = 0\npatience = 2",
+                           "holdout = 0.6\npatience = 2"}) {
+    const std::string text = std::string("name = \"t\"\n[[datasets]]\npreset = \"amazon670k\"\n") +
+                             keys + "\nengines = [ { spec = \"sparse\" } ]\n";
+    EXPECT_THROW(ReadMatrix(Write(dir, text), false), DataError) << keys;
+  }
+}
+
+}  // namespace
+}  // namespace sparsebench
