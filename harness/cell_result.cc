@@ -66,6 +66,7 @@ const std::vector<Column>& Columns() {
       {"holdout_rows", &R::holdout_rows, false},
       {"patience_epochs", &R::patience_epochs, false},
       {"best_holdout_epoch", &R::best_holdout_epoch, false},
+      {"min_improvement", &R::min_improvement, false, true},
   };
   return columns;
 }

@@ -44,7 +44,7 @@ struct CellResult {
   // The plateau rule: training rows held out and scored at each epoch's end, the epochs
   // without a new best that stop training, and the epoch of the best.
   std::optional<uint64_t> holdout_rows, patience_epochs;
-  std::optional<double> best_holdout_epoch;
+  std::optional<double> best_holdout_epoch, min_improvement;
   std::optional<uint64_t> batch;
   std::optional<double> lr, curve_eval_seconds, eval_seconds, cell_seconds, cost_usd,
       cost_to_target_usd;

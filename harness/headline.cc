@@ -47,9 +47,12 @@ std::string HowItEnded(const Group& g) {
   }
   if (g.patience_epochs > 0 && g.plateau_stops == g.ok) {
     return fmt::format(
-        "the plateau rule ended it at epoch {} ({} s): {} epochs without a new best on {} held-out "
+        "the plateau rule ended it at epoch {} ({} s): {} epochs without a new best{} on {} "
+        "held-out "
         "training rows",
-        epoch, Sec(g.train_seconds.median), g.patience_epochs, g.holdout_rows);
+        epoch, Sec(g.train_seconds.median), g.patience_epochs,
+        g.min_improvement > 0 ? fmt::format(" (a gain of more than {:g})", g.min_improvement) : "",
+        g.holdout_rows);
   }
   if (g.patience_epochs > 0) {
     return fmt::format(

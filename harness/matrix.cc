@@ -124,7 +124,7 @@ class TomlReader {
 
   MatrixDataset Dataset(const toml::table& t) const {
     OnlyKeys(t, {"name", "preset", "scale", "train", "test", "format", "metric", "target",
-                 "holdout", "patience", "engines"});
+                 "holdout", "patience", "min_improvement", "engines"});
     MatrixDataset d;
     d.preset = String(t, "preset", "");
     d.train = String(t, "train", "");
@@ -175,6 +175,9 @@ class TomlReader {
       }
     }
     d.patience = Uint(t, "patience", 0, 1, kMaxEpochs);
+    d.min_improvement = Number(t, "min_improvement", 0.0, 0, 0.5, false);
+    if (d.min_improvement > 0 && d.patience == 0)
+      Fail(t, "min_improvement is part of the plateau rule: give holdout and patience too");
     d.holdout = Number(t, "holdout", 0.0, 0, 0.5, true);
     if ((d.patience > 0) != (d.holdout > 0)) {
       Fail(t,

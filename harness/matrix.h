@@ -36,6 +36,7 @@ struct MatrixDataset {
   // The plateau rule for every engine of the dataset (MeasureSettings): 0 and 0 for none.
   double holdout = 0;
   uint32_t patience = 0;
+  double min_improvement = 0;  // what counts as a new best (metric units; default 0: any gain)
   std::vector<MatrixEngine> engines;
 };
 

@@ -63,7 +63,8 @@ class Plateau {
     const double value =
         MetricValue(ComputeMetrics(learner.Predict(held_out_, 5), held_out_), settings_.metric);
     details["holdout_" + settings_.metric] = OrNull(value);
-    if (std::isnan(best_) || value > best_) best_ = value, best_epoch_ = epoch;
+    if (std::isnan(best_) || value > best_ + settings_.min_improvement)
+      best_ = value, best_epoch_ = epoch;
     stopped_ = epoch - best_epoch_ >= settings_.patience - 1e-9;
     return stopped_;
   }
@@ -250,6 +251,7 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   if (plateau.active()) {
     r.holdout_rows = plateau.rows();
     r.patience_epochs = s.patience;
+    if (s.min_improvement > 0) r.min_improvement = s.min_improvement;
     r.best_holdout_epoch = plateau.best_epoch();
   }
   SetLatency(r, *learner, test, s.latency_samples);

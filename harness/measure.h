@@ -27,6 +27,7 @@ struct MeasureSettings {
   // `patience` epochs have passed without a new best there (0: no rule, the engine's epochs).
   double holdout = 0;
   uint32_t patience = 0;
+  double min_improvement = 0;    // a new best must beat the old by more than this (metric units)
   uint32_t eval_sample = 2000;   // rows of the test set in that sample (fixed by seed)
   uint32_t recall_sample = 1000; // training rows whose selection is probed (sparse engines)
   std::string metric = "p_at_1";

@@ -70,6 +70,8 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
   if (c.dataset->patience > 0)
     argv.insert(argv.end(), {"--holdout", fmt::format("{}", c.dataset->holdout), "--patience",
                              std::to_string(c.dataset->patience)});
+  if (c.dataset->min_improvement > 0)
+    argv.insert(argv.end(), {"--min-improvement", fmt::format("{}", c.dataset->min_improvement)});
   const double fixed = TargetRule::Parse(c.dataset->target).value;
   if (!std::isnan(fixed)) argv.insert(argv.end(), {"--target", fmt::format("{}", fixed)});
   if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});

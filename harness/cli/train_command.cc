@@ -99,6 +99,9 @@ void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
   const double load_seconds = load.Stop();
   MeasureSettings settings = args.measure;
   settings.threads = args.options.threads;
+  if (settings.min_improvement > 0 && settings.patience == 0)
+    throw ConfigError(
+        "--min-improvement is part of the plateau rule: give --holdout and --patience too");
   if ((settings.patience > 0) != (settings.holdout > 0))
     throw ConfigError(
         "--holdout and --patience make the plateau rule together: give both or neither");
@@ -178,6 +181,9 @@ void AddTrainCommand(CLI::App& app, NumberOptions& numbers, const EngineRegistry
   numbers.Add(*cmd, "--holdout", m.holdout, {0, 0.5},
               "The plateau rule's share of the training rows held out (seeded, off the clock; "
               "with --patience)");
+  numbers.Add(*cmd, "--min-improvement", m.min_improvement, {0, 0.5},
+              "The plateau rule: a new best on the --holdout rows must beat the old by more than "
+              "this (metric units, e.g. 0.003 for 0.3 points; default 0)");
   numbers.Add(*cmd, "--patience", m.patience, {0, kMaxEpochs},
               "Stop once this many epochs pass without a new best metric on the --holdout rows, "
               "scored at each epoch's end off the clock (0: no plateau rule)");

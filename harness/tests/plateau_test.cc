@@ -73,12 +73,13 @@ struct Outcome {
 };
 
 Outcome Measure(std::vector<uint32_t> script, double holdout, uint32_t patience,
-                uint32_t rows = 400) {
+                uint32_t rows = 400, double min_improvement = 0) {
   MeasureSettings s;
   s.progress = false;
   s.metric = "accuracy";
   s.holdout = holdout;
   s.patience = patience;
+  s.min_improvement = min_improvement;
   Outcome out;
   Dataset train = Rows(rows);
   const Dataset test = Rows(100);
@@ -109,6 +110,21 @@ TEST(Plateau, ANewBestWithinPatienceKeepsTraining) {
   EXPECT_EQ(o.row["stopped_by"], "plateau");
   EXPECT_EQ(o.row["epochs_trained"], 6.0);
   EXPECT_EQ(o.row["best_holdout_epoch"], 4.0);
+}
+
+TEST(Plateau, GainsNoLargerThanTheMinimumImprovementAreNotANewBest) {
+  // Each step of the script is a tenth of the rows, about 0.1 in accuracy: epoch 3's gain over
+  // epoch 2 does not beat 0.15, so epoch 2 stays the best and the rule stops at epoch 4.
+  const std::vector<uint32_t> script = {2, 5, 6, 6, 6, 9, 10};
+  const Outcome strict = Measure(script, 0.1, 2, 4000, 0.15);
+  EXPECT_EQ(strict.row["stopped_by"], "plateau") << strict.row.dump();
+  EXPECT_EQ(strict.row["best_holdout_epoch"], 2.0);
+  EXPECT_EQ(strict.row["epochs_trained"], 4.0);
+  EXPECT_EQ(strict.row["min_improvement"], 0.15);
+  const Outcome any = Measure(script, 0.1, 2, 4000);
+  EXPECT_EQ(any.row["best_holdout_epoch"], 3.0);
+  EXPECT_EQ(any.row["epochs_trained"], 5.0);
+  EXPECT_FALSE(any.row.contains("min_improvement"));
 }
 
 TEST(Plateau, StillImprovingAtTheLastEpochRunsThemAll) {

@@ -18,6 +18,7 @@
 
 #include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
+#include "harness/context.h"
 #include "harness/results_csv.h"
 
 extern char** environ;
@@ -261,6 +262,53 @@ TEST(RunMatrix, OtherResultsInOutAreRefusedUnlessResumedOrOverwritten) {
   EXPECT_EQ(engines(), (std::vector<std::string>{"amazon670k/second/t1/r1", "amazon670k/second/t1/r2"}));
   ASSERT_EQ(run(two, {"--overwrite"}).first, 0);
   EXPECT_EQ(engines(), std::vector<std::string>{"amazon670k/second/t1/r1"});  // no stale repeat 2
+}
+
+// A run resumed on a VM of other hardware: both contexts are kept and the cells of each stay
+// on their own machine (so no ratio is taken across them); the same hardware stays one.
+TEST(RunMatrix, ResumeOnOtherHardwareKeepsBothMachinesApart) {
+  testing::TempDir dir;
+  const std::string matrix = dir.file("m.toml"), out = dir.file("out");
+  std::ofstream(matrix)
+      << "name = \"m\"\nthreads = [1]\nevals_per_epoch = 1\neval_sample = 100\n"
+      << "latency_samples = 10\n[[datasets]]\npreset = \"amazon670k\"\nscale = 0.003\n"
+      << "engines = [ { name = \"b\", spec = \"blas:hidden=16\", epochs = 1, batch = 64 } ]\n";
+  auto run = [&](std::vector<std::string> flags) {
+    std::vector<std::string> args = {
+        SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return RunBinaryOutput(args);
+  };
+  ASSERT_EQ(run({}).first, 0);
+  // Make the first run another CPU generation under the same name, its cell with it.
+  nlohmann::json context = nlohmann::json::parse(std::ifstream(out + "/context.json"));
+  const std::string here = MachineName(context);
+  context["cpu_id"] = "cpu family 25 model 1 stepping 0";
+  const std::string there = MachineName(context);
+  ASSERT_NE(here, there);
+  std::ofstream(out + "/context.json") << context.dump();
+  const std::string cell = out + "/cells/amazon670k__b__t1__r1.json";
+  nlohmann::json row = nlohmann::json::parse(std::ifstream(cell));
+  row["machine"] = there;
+  std::ofstream(cell) << row.dump();
+
+  auto [code, output] = run({"--resume", "--repeats", "2"});
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_NE(output.find("resumes a run begun on other hardware"), std::string::npos) << output;
+  const nlohmann::json both = nlohmann::json::parse(std::ifstream(out + "/context.json"));
+  ASSERT_TRUE(both.is_array()) << both.dump();
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(MachineName(both[0]), there);
+  EXPECT_EQ(MachineName(both[1]), here);
+  std::map<std::string, std::string> machines;
+  for (const auto& r : ReadResultsCsv(out + "/results.csv")) machines[r.cell_id] = r.machine;
+  EXPECT_EQ(machines["amazon670k/b/t1/r1"], there);
+  EXPECT_EQ(machines["amazon670k/b/t1/r2"], here);
+
+  // Resumed again on this hardware: nothing more is added, and the run is still "m".
+  std::tie(code, output) = run({"--resume", "--repeats", "2"});
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(out + "/context.json")).size(), 2u);
 }
 
 // A matrix edited since its run: with --previous-matrix (the one the run recorded), --resume
