@@ -12,11 +12,6 @@
 namespace sparsebench {
 namespace {
 
-std::string Spread(const Stat& s) {
-  if (s.n <= 1) return Sec(s.median);
-  return fmt::format("{} [{}–{}]", Sec(s.median), Sec(s.min), Sec(s.max));
-}
-
 // The median over a group's repeats of its curve value at `seconds`.
 double ValueAt(const Group& g, double seconds) {
   std::vector<double> values;
@@ -25,11 +20,6 @@ double ValueAt(const Group& g, double seconds) {
     if (!std::isnan(v)) values.push_back(v);
   }
   return Summarize(values).median;
-}
-
-// A ratio as the report's speed-up column writes it: two significant digits below 0.1.
-std::string Times(double r) {
-  return fmt::format(fmt::runtime(r < 0.095 ? "{:.2g}×" : "{:.1f}×"), r);
 }
 
 std::string Repeats(const Group& g) {
@@ -159,8 +149,8 @@ std::string Headline(const DatasetGroups& d, const EngineRegistry& engines) {
     md += fmt::format(
         "`{}` reaches {} {:.4f} in {} s; the fastest dense baseline, `{}`, in {} s (on {}, {} "
         "threads; {}).",
-        subject->engine, d.metric, d.target, Spread(subject->time_to_target), dense->engine,
-        Spread(dense->time_to_target), subject->machine, subject->threads,
+        subject->engine, d.metric, d.target, SpreadSec(subject->time_to_target), dense->engine,
+        SpreadSec(dense->time_to_target), subject->machine, subject->threads,
         subject->ok == 1 && dense->ok == 1
             ? "one repeat each, so no spread is measured"
             : fmt::format("{} of `{}`, {} of `{}`; medians [min–max]", Repeats(*subject),
@@ -177,7 +167,7 @@ std::string Headline(const DatasetGroups& d, const EngineRegistry& engines) {
     md += fmt::format(
         "`{}` reaches {} {:.4f} in {} s ({}); no dense baseline on its machine and threads reached "
         "it{}.",
-        subject->engine, d.metric, d.target, Spread(subject->time_to_target), Repeats(*subject),
+        subject->engine, d.metric, d.target, SpreadSec(subject->time_to_target), Repeats(*subject),
         subject->speedup_lower_bound ? ": speed-up > " + Times(subject->speedup) : "");
   } else {
     md += fmt::format(

@@ -56,17 +56,16 @@ class Plateau {
 
   bool active() const { return settings_.patience > 0 && held_out_.rows() > 0; }
 
-  // At an epoch's end: scores the held-out rows; true once `patience` epochs passed without a
-  // new best.
-  bool Check(const Learner& learner, double epoch, nlohmann::json& details) {
-    if (!active()) return false;
+  // At an epoch's end: scores the held-out rows, into `details`; stopped() once `patience`
+  // epochs have passed without a new best.
+  void Check(const Learner& learner, double epoch, nlohmann::json& details) {
+    if (!active()) return;
     const double value =
         MetricValue(ComputeMetrics(learner.Predict(held_out_, 5), held_out_), settings_.metric);
     details["holdout_" + settings_.metric] = OrNull(value);
     if (std::isnan(best_) || value > best_ + settings_.min_improvement)
       best_ = value, best_epoch_ = epoch;
     stopped_ = epoch - best_epoch_ >= settings_.patience - 1e-9;
-    return stopped_;
   }
 
   bool stopped() const { return stopped_; }
@@ -106,9 +105,6 @@ class PauseWork {
     if (p.epoch_end) EndEpoch(p, recall);
     if (settings_.progress) Print(p, train_seconds, value, recall);
   }
-
-  // Whether the plateau rule ends training here (asked once per pause, after it).
-  bool Plateaued() const { return plateau_.stopped(); }
 
   double epoch() const { return epoch_; }
 
@@ -190,7 +186,7 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   Plateau plateau(s, HoldOut(train, s, featurizer));
   PauseWork work(current, train, test, s, plateau);
   Stopwatch clock, paused;
-  bool over_budget = false, plateaued = false;
+  bool over_budget = false;
   uint64_t samples = 0;  // of whole epochs, and of the epoch the budget cut short
   PausePlan plan{s.evals_per_epoch,
                  [&](const Progress& p) {
@@ -199,11 +195,10 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
                    over_budget = s.train_budget_seconds > 0 && seconds >= s.train_budget_seconds;
                    if (p.epoch_end || over_budget) samples += p.samples;
                    work(p, seconds, over_budget);
-                   plateaued = work.Plateaued();
                    paused.Stop();
                    clock.Start();
                  },
-                 [&] { return over_budget || plateaued; }};
+                 [&] { return over_budget || plateau.stopped(); }};
   clock.Start();
   if (featurizer != nullptr && train.has_text()) FeaturizeDataset(train, *featurizer, s.threads);
   std::unique_ptr<Learner> learner = make({train.num_features, train.num_labels});
@@ -247,7 +242,7 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   r.epochs_trained = work.epoch();
   if (s.train_budget_seconds > 0) r.train_budget_seconds = s.train_budget_seconds;
   if (over_budget) r.stopped_by = "budget";
-  if (plateaued && !over_budget) r.stopped_by = "plateau";
+  if (plateau.stopped() && !over_budget) r.stopped_by = "plateau";
   if (plateau.active()) {
     r.holdout_rows = plateau.rows();
     r.patience_epochs = s.patience;

@@ -35,17 +35,8 @@ std::string Spread(const Stat& s, const char* format = "{:.3g}") {
   return Num(s.median, format) + " [" + Num(s.min, format) + "–" + Num(s.max, format) + "]";
 }
 
-std::string SpreadSec(const Stat& s) {
-  if (s.n == 0) return "—";
-  if (s.n == 1) return Sec(s.median);
-  return Sec(s.median) + " [" + Sec(s.min) + "–" + Sec(s.max) + "]";
-}
-
 std::string SpeedupText(const Group& g) {
-  if (!std::isnan(g.speedup)) {  // two significant digits below 0.1: never "0.0×"
-    return fmt::format(fmt::runtime(g.speedup < 0.095 ? "{}{:.2g}×" : "{}{:.1f}×"),
-                       g.speedup_lower_bound ? "> " : "", g.speedup);
-  }
+  if (!std::isnan(g.speedup)) return (g.speedup_lower_bound ? "> " : "") + Times(g.speedup);
   return g.speedup_note.empty() ? "—" : g.speedup_note;
 }
 

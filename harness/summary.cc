@@ -172,7 +172,6 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
       g.holdout_rows = row.holdout_rows.value_or(0);
       g.patience_epochs = row.patience_epochs.value_or(0);
       g.min_improvement = row.min_improvement.value_or(0);
-      g.planned_epochs = row.epochs.value_or(0);
     }
     if (row.test_rows && (g.test_rows == 0 || *row.test_rows < g.test_rows))
       g.test_rows = *row.test_rows;

@@ -35,8 +35,8 @@ struct Group {
   size_t missed = 0;
   size_t budget_stops = 0;   // ok repeats whose training the budget ended
   size_t plateau_stops = 0;  // ok repeats that the plateau rule ended
-  // The plateau rule as the first ok repeat ran it (0: none), and that repeat's epochs setting.
-  uint64_t holdout_rows = 0, patience_epochs = 0, planned_epochs = 0;
+  // The plateau rule as the first ok repeat ran it (0: none).
+  uint64_t holdout_rows = 0, patience_epochs = 0;
   double min_improvement = 0;
   uint64_t test_rows =
       0;  // the fewest test rows an ok repeat's metric was computed over (0: not recorded)
