@@ -63,6 +63,7 @@ const std::vector<Column>& Columns() {
       {"cell_index", &R::cell_index, false, false, 1e15},
       {"seed", &R::seed, false},
       {"latency_samples", &R::latency_samples, false},
+      {"curve_sample_rows", &R::curve_sample_rows, false},
       {"holdout_rows", &R::holdout_rows, false},
       {"patience_epochs", &R::patience_epochs, false},
       {"best_holdout_epoch", &R::best_holdout_epoch, false},

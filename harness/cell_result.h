@@ -52,6 +52,7 @@ struct CellResult {
   // In the JSON files only.
   std::optional<int64_t> cell_index;  // the cell's place in its matrix
   std::optional<uint64_t> seed, latency_samples;
+  std::optional<uint64_t> curve_sample_rows;  // the fixed test sample every curve point scores
   Curve curve;
   nlohmann::json epoch_details = nlohmann::json::array();  // the engine's own figures, per epoch
   std::map<std::string, std::string> context;              // the engine's build and threading

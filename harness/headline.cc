@@ -82,6 +82,34 @@ const Group* FastestDense(const DatasetGroups& d, const Group& subject) {
   return best;
 }
 
+// The median over a group's repeats of its time to `target` (+inf: not reached).
+double MedianTimeTo(const Group& g, double target) {
+  std::vector<double> times;
+  for (const Curve& curve : g.curves)
+    times.push_back(TimeToTarget(curve, target).value_or(INFINITY));
+  return Summarize(times).median;
+}
+
+// Every curve point scores one fixed test sample, so the repeats' spread leaves out that
+// sample's own error: time to the target moved by one standard error each way.
+std::string SampleError(const DatasetGroups& d, const Group& subject, const Group& dense) {
+  if (d.curve_sample_rows == 0 || !(d.target > 0 && d.target < 1)) return "";
+  const double se = std::sqrt(d.target * (1 - d.target) / static_cast<double>(d.curve_sample_rows));
+  std::string md = fmt::format(
+      " Curve points score one fixed sample of {} test rows, the same for every engine and "
+      "repeat, so the repeats' spread leaves out the sample's own error, ±{:.4f} at the target "
+      "(one standard error); with the target moved by it",
+      d.curve_sample_rows, se);
+  for (const double target : {d.target - se, d.target + se}) {
+    const double a = MedianTimeTo(subject, target), b = MedianTimeTo(dense, target);
+    const auto sec = [](double t) { return std::isfinite(t) ? Sec(t) + " s" : "not reached"; };
+    md += fmt::format("{} to {} {:.4f} `{}` takes {} and `{}` {}{}", target < d.target ? "," : ";",
+                      d.metric, target, subject.engine, sec(a), dense.engine, sec(b),
+                      std::isfinite(a) && std::isfinite(b) ? " (" + Times(b / a) + ")" : "");
+  }
+  return md + ".";
+}
+
 std::string AtEqualTime(const Group& a, const Group& b, double seconds, const std::string& when,
                         const std::string& metric) {
   return fmt::format(
@@ -162,7 +190,7 @@ std::string Headline(const DatasetGroups& d, const EngineRegistry& engines) {
                         Times(dense->time_to_target.min / subject->time_to_target.max),
                         Times(dense->time_to_target.max / subject->time_to_target.min));
     }
-    md += ".";
+    md += "." + SampleError(d, *subject, *dense);
   } else if (reached) {
     md += fmt::format(
         "`{}` reaches {} {:.4f} in {} s ({}); no dense baseline on its machine and threads reached "

@@ -107,6 +107,7 @@ class PauseWork {
   }
 
   double epoch() const { return epoch_; }
+  size_t curve_sample_rows() const { return eval_sample_.rows(); }
 
   const Curve& curve() const { return curve_; }
   const nlohmann::json& epochs() const { return epochs_; }
@@ -228,6 +229,7 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   r.metric_value = Known(MetricValue(m, s.metric));
   r.test_rows = test.rows();
   r.curve = work.curve();
+  if (!r.curve.empty()) r.curve_sample_rows = work.curve_sample_rows();
   r.epoch_details = work.epochs();
   if (settings.batch != 0) r.batch = settings.batch;
   r.lr = settings.lr;  // as the user wrote it (shortest round trip)

@@ -131,6 +131,8 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
       d = datasets.end() - 1;
     }
     if (std::isnan(d->target)) d->target = Number(row.target);
+    if (row.ok())
+      d->curve_sample_rows = std::max(d->curve_sample_rows, row.curve_sample_rows.value_or(0));
     const auto key = std::make_tuple(dataset, text(row.machine, "?"), text(row.name, "?"),
                                      static_cast<int>(row.threads.value_or(0)));
     auto [it, fresh] = where.try_emplace(key, d - datasets.begin(), d->groups.size());

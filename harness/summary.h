@@ -77,6 +77,9 @@ struct DatasetGroups {
   std::string dataset, metric, target_rule;
   double target = NAN;
   std::vector<Group> groups;
+  // The rows of the fixed test sample the curves score, as any ok cell recorded it (one matrix,
+  // one sample; 0: not recorded).
+  uint64_t curve_sample_rows = 0;
 };
 
 // Rows grouped by dataset (in order of appearance), then machine, engine and threads.

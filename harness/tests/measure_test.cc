@@ -141,6 +141,7 @@ TEST(Measure, TheClockHoldsTrainingAndNothingElse) {
   // The second point reaches 0.5: time to target is its training seconds, not the wall time.
   EXPECT_EQ(r["time_to_target_seconds"], curve[1][0]);
   EXPECT_LE(r["time_to_target_seconds"].get<double>(), train_seconds);
+  EXPECT_EQ(r["curve_sample_rows"], std::min<size_t>(s.eval_sample, test.rows()));
   EXPECT_EQ(r["epoch_details"].size(), kEpochs);
   EXPECT_EQ(r["batch"], 16);
   EXPECT_EQ(r["optimizer"], "none");
