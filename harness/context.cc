@@ -132,7 +132,8 @@ nlohmann::json CaptureContext() {
       {"date", date},
       {"env_OMP_NUM_THREADS", EnvOr("OMP_NUM_THREADS")},
       {"env_OMP_WAIT_POLICY", EnvOr("OMP_WAIT_POLICY")},
-      {"env_OPENBLAS_NUM_THREADS", EnvOr("OPENBLAS_NUM_THREADS")}};
+      {"env_OPENBLAS_NUM_THREADS", EnvOr("OPENBLAS_NUM_THREADS")},
+      {"env_GLIBC_TUNABLES", EnvOr("GLIBC_TUNABLES")}};
   for (const auto& [key, value] : BlasContext()) c[key] = value;
   for (const auto& [key, value] : LibraryVersions()) c[key] = value;
   c["hardware_key"] = HardwareKey(c);

@@ -82,12 +82,19 @@ const Group* FastestDense(const DatasetGroups& d, const Group& subject) {
   return best;
 }
 
-// The median over a group's repeats of its time to `target` (+inf: not reached).
-double MedianTimeTo(const Group& g, double target) {
+// A group's times to `target` over its repeats (+inf: that repeat did not reach it).
+Stat TimesTo(const Group& g, double target) {
   std::vector<double> times;
   for (const Curve& curve : g.curves)
     times.push_back(TimeToTarget(curve, target).value_or(INFINITY));
-  return Summarize(times).median;
+  return Summarize(times);
+}
+
+// "128 [116–133] s", "30 s", "90 [80–not reached] s" or "not reached".
+std::string TimesText(const Stat& t) {
+  if (!std::isfinite(t.median)) return "not reached";
+  if (t.n == 1 || std::isfinite(t.max)) return SpreadSec(t) + " s";
+  return Sec(t.median) + " [" + Sec(t.min) + "–not reached] s";
 }
 
 // Every curve point scores one fixed test sample, so the repeats' spread leaves out that
@@ -101,11 +108,11 @@ std::string SampleError(const DatasetGroups& d, const Group& subject, const Grou
       "(one standard error); with the target moved by it",
       d.curve_sample_rows, se);
   for (const double target : {d.target - se, d.target + se}) {
-    const double a = MedianTimeTo(subject, target), b = MedianTimeTo(dense, target);
-    const auto sec = [](double t) { return std::isfinite(t) ? Sec(t) + " s" : "not reached"; };
+    const Stat a = TimesTo(subject, target), b = TimesTo(dense, target);
+    const bool both = std::isfinite(a.median) && std::isfinite(b.median);
     md += fmt::format("{} to {} {:.4f} `{}` takes {} and `{}` {}{}", target < d.target ? "," : ";",
-                      d.metric, target, subject.engine, sec(a), dense.engine, sec(b),
-                      std::isfinite(a) && std::isfinite(b) ? " (" + Times(b / a) + ")" : "");
+                      d.metric, target, subject.engine, TimesText(a), dense.engine, TimesText(b),
+                      both ? " (" + Times(b.median / a.median) + ")" : "");
   }
   return md + ".";
 }

@@ -145,6 +145,23 @@ TEST(Headline, TheCurveSamplesErrorMovesTheTargetBothWays) {
             std::string::npos)
       << md;
 
+  nlohmann::json again = Row("sparse", "sparse:out_sparsity=0.01", 2, 0.16, 40,
+                             {{20.0, 2.0, 0.05}, {50.0, 5.0, 0.158}});
+  again["curve_sample_rows"] = 400;
+  rows.push_back(again);
+  EXPECT_NE(Report(rows).find("to p_at_1 0.0481 `sparse` takes 15 [10–20] s and `blas` 60 s "
+                              "(4.0×); to p_at_1 0.0719 `sparse` takes 40 [30–50] s"),
+            std::string::npos)
+      << Report(rows);
+  again["repeat"] = 3, again["cell_id"] = "d/sparse/t2/r3";
+  again["curve"] = {{20.0, 2.0, 0.05}, {60.0, 6.0, 0.065}};
+  rows.push_back(again);
+  EXPECT_NE(Report(rows).find("to p_at_1 0.0719 `sparse` takes 50 [30–not reached] s and `blas` "
+                              "100 s (2.0×)."),
+            std::string::npos)
+      << Report(rows);
+  rows.resize(2);
+
   rows[1]["curve"] = {{60.0, 0.4, 0.05}, {90.0, 0.5, 0.065}};
   EXPECT_NE(Report(rows).find("`sparse` takes 30 s and `blas` not reached."), std::string::npos);
 
