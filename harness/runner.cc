@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -76,6 +77,11 @@ std::vector<std::string> CellCommand(const Matrix& m, const Cell& c, const CellF
   if (!std::isnan(fixed)) argv.insert(argv.end(), {"--target", fmt::format("{}", fixed)});
   if (!files.format.empty()) argv.insert(argv.end(), {"--format", files.format});
   return argv;
+}
+
+std::vector<std::string> CellEnvironment(const char* user_tunables) {
+  if (user_tunables != nullptr) return {};
+  return {"GLIBC_TUNABLES=glibc.malloc.hugetlb=1"};
 }
 
 std::string CellRecipe(const Matrix& m, const Cell& c) {
@@ -234,6 +240,8 @@ int RunMatrix(const RunOptions& o) {
   context["instance"] = pricing.instance;
   context["price_per_hour"] = pricing.price_per_hour;
   context["shard"] = fmt::format("{}/{}", o.shard, o.shards);
+  const std::vector<std::string> cell_env = CellEnvironment(std::getenv("GLIBC_TUNABLES"));
+  context["cell_env"] = fmt::format("{}", fmt::join(cell_env, " "));
   WriteFileAtomically((out / "context.json").string(),
                       ResumedContexts(out / "context.json", context, o.resume)
                               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
@@ -260,7 +268,8 @@ int RunMatrix(const RunOptions& o) {
     const CellFiles files = PrepareData(*cell.dataset, o.data_dir);
     progress.Begin(position, cell.id());
     // The cell learns its runner's pid, to die with it (harness/cli/main.cc).
-    ProcessLimits limits{matrix.max_seconds, matrix.max_memory_mb, nullptr, {fmt::format("SPARSEBENCH_CELL={}", getpid())}};
+    ProcessLimits limits{matrix.max_seconds, matrix.max_memory_mb, nullptr, cell_env};
+    limits.extra_env.push_back(fmt::format("SPARSEBENCH_CELL={}", getpid()));
     bool pid_written = false;
     limits.on_poll = [&](double seconds, int pid) {
       if (!pid_written) pid_written = true, WriteFileAtomically(stem.string() + ".pid", std::to_string(pid) + "\n");

@@ -47,4 +47,11 @@ std::vector<std::string> CellCommand(const Matrix& matrix, const Cell& cell, con
 // it, its target and its limits. Two matrices run a cell alike when its recipes are equal.
 std::string CellRecipe(const Matrix& matrix, const Cell& cell);
 
+// The environment every cell's processes get beside the runner's own: glibc's malloc on
+// transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1) unless `user_tunables` (the
+// runner's GLIBC_TUNABLES, or null) is set, in which case that is what they get. An engine
+// that allocates each step's tensors afresh (LibTorch, PyTorch) otherwise pays a page fault
+// per 4 KiB of them, which on a VM can cost it 4× (docs/baselines-notes.md, 2026-12-07).
+std::vector<std::string> CellEnvironment(const char* user_tunables);
+
 }  // namespace sparsebench

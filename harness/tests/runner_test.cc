@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
@@ -119,6 +121,38 @@ esac
   EXPECT_EQ(rows[2].status, "ok");
   EXPECT_EQ(rows[2].spec, "sparse");
   EXPECT_EQ(rows[2].train_seconds, 1.5);
+}
+
+// Every cell's processes get glibc's malloc on transparent huge pages, so that an engine that
+// allocates each step afresh is not timed on a VM's page faults; a user's own GLIBC_TUNABLES
+// is left as it is.
+TEST(RunMatrix, CellsGetMallocOnHugePagesUnlessTheUserSetTunables) {
+  EXPECT_EQ(CellEnvironment(nullptr),
+            std::vector<std::string>{"GLIBC_TUNABLES=glibc.malloc.hugetlb=1"});
+  EXPECT_TRUE(CellEnvironment("glibc.malloc.arena_max=1").empty());
+  if (std::getenv("GLIBC_TUNABLES") != nullptr) GTEST_SKIP() << "GLIBC_TUNABLES is set here";
+
+  testing::TempDir dir;
+  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml"),
+                    child = dir.file("child.sh"), seen = dir.file("seen");
+  std::ofstream(data) << "1 2 2\n0 0:1\n";
+  std::ofstream(matrix) << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \""
+                        << data << "\"\ntest = \"" << data
+                        << "\"\nengines = [ { spec = \"blas\" } ]\n";
+  std::ofstream(child) << "#!/bin/sh\necho \"$GLIBC_TUNABLES\" > " << seen
+                       << "\necho '{\"status\":\"ok\",\"spec\":\"blas\",\"train_seconds\":1}'\n";
+  std::filesystem::permissions(child, std::filesystem::perms::owner_all);
+  RunOptions o;
+  o.matrix_path = matrix;
+  o.out_dir = dir.file("out");
+  o.data_dir = dir.file("data");
+  o.binary = child;
+  ASSERT_EQ(RunMatrix(o), 0);
+  std::string value;
+  std::getline(std::ifstream(seen), value);
+  EXPECT_EQ(value, "glibc.malloc.hugetlb=1");
+  const nlohmann::json context = nlohmann::json::parse(std::ifstream(o.out_dir + "/context.json"));
+  EXPECT_EQ(context["cell_env"], "GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
 }
 
 }  // namespace
