@@ -18,6 +18,21 @@
 namespace sparsebench {
 namespace {
 
+// A run of the matrix file `matrix` in `dir` whose cells run the shell script `script`
+// instead of `sparsebench train`.
+RunOptions ScriptedRun(const testing::TempDir& dir, const std::string& matrix,
+                       const std::string& script) {
+  const std::string child = dir.file("child.sh");
+  std::ofstream(child) << script;
+  std::filesystem::permissions(child, std::filesystem::perms::owner_all);
+  RunOptions o;
+  o.matrix_path = matrix;
+  o.out_dir = dir.file("out");
+  o.data_dir = dir.file("data");
+  o.binary = child;
+  return o;
+}
+
 // The value after `flag` in argv, or "" when the flag is absent.
 std::string Flag(const std::vector<std::string>& argv, const std::string& flag) {
   const auto at = std::find(argv.begin(), argv.end(), flag);
@@ -89,27 +104,20 @@ engines = [ { spec = "torch" } ]
 // and an error that merely mentions bad_alloc is an error.
 TEST(RunMatrix, OutOfMemoryIsWhatTheChildReports) {
   testing::TempDir dir;
-  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml"),
-                    child = dir.file("child.sh");
+  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml");
   std::ofstream(data) << "1 2 2\n0 0:1\n";
   std::ofstream(matrix)
       << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \"" << data
       << "\"\ntest = \"" << data
       << "\"\nengines = [ { spec = \"blas\" }, { spec = \"torch\" }, { spec = \"sparse\" } ]\n";
-  std::ofstream(child) << R"sh(#!/bin/sh
+  const RunOptions o = ScriptedRun(dir, matrix, R"sh(#!/bin/sh
 case "$3" in
   blas) echo '{"status":"oom","reason":"out of memory (std::bad_alloc)","spec":"blas"}'
         echo "error: std::bad_alloc" >&2; exit 1;;
   torch) echo "error: cannot open /data/bad_alloc.txt" >&2; exit 2;;
   *) echo '{"status":"ok","spec":"sparse","train_seconds":1.5,"metric_value":0.5}';;
 esac
-)sh";
-  std::filesystem::permissions(child, std::filesystem::perms::owner_all);
-  RunOptions o;
-  o.matrix_path = matrix;
-  o.out_dir = dir.file("out");
-  o.data_dir = dir.file("data");
-  o.binary = child;
+)sh");
   EXPECT_EQ(RunMatrix(o), 2);
   const std::vector<CellResult> rows = ReadResultsCsv(o.out_dir + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
@@ -133,20 +141,15 @@ TEST(RunMatrix, CellsGetMallocOnHugePagesUnlessTheUserSetTunables) {
   if (std::getenv("GLIBC_TUNABLES") != nullptr) GTEST_SKIP() << "GLIBC_TUNABLES is set here";
 
   testing::TempDir dir;
-  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml"),
-                    child = dir.file("child.sh"), seen = dir.file("seen");
+  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml"), seen = dir.file("seen");
   std::ofstream(data) << "1 2 2\n0 0:1\n";
   std::ofstream(matrix) << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \""
                         << data << "\"\ntest = \"" << data
                         << "\"\nengines = [ { spec = \"blas\" } ]\n";
-  std::ofstream(child) << "#!/bin/sh\necho \"$GLIBC_TUNABLES\" > " << seen
-                       << "\necho '{\"status\":\"ok\",\"spec\":\"blas\",\"train_seconds\":1}'\n";
-  std::filesystem::permissions(child, std::filesystem::perms::owner_all);
-  RunOptions o;
-  o.matrix_path = matrix;
-  o.out_dir = dir.file("out");
-  o.data_dir = dir.file("data");
-  o.binary = child;
+  const RunOptions o =
+      ScriptedRun(dir, matrix,
+                  "#!/bin/sh\necho \"$GLIBC_TUNABLES\" > " + seen +
+                      "\necho '{\"status\":\"ok\",\"spec\":\"blas\",\"train_seconds\":1}'\n");
   ASSERT_EQ(RunMatrix(o), 0);
   std::string value;
   std::getline(std::ifstream(seen), value);
