@@ -32,7 +32,7 @@ constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
 // autotune=auto: the search lasts this many times its first trial (fastText's defaults on the
 // tuning rows), measured to let at least five trials finish at every size the matrices use.
 constexpr double kAutoFirstTrials = 12;
-constexpr int kAutoMinFinished = 5;  // the report names a tuned row with fewer (harness/report.cc)
+constexpr int kAutoMinFinished = 5;  // the report names a tuned row with fewer (harness/report/)
 constexpr double kAutoTrialCap = 4;  // first trials: a slower trial costs more than it can save
 
 // Every key's minimum is >= 0, so -1 can only be the fallback of an absent key.

@@ -13,6 +13,7 @@
 #include "engine/api/engine_error.h"
 #include "fuzz/fuzz_util.h"
 #include "harness/cli/command_line.h"
+#include "harness/cli/engines.h"
 
 namespace sparsebench::fuzz {
 
@@ -66,7 +67,7 @@ inline void ParseCommandLine(std::string_view input) {
   size_t said_bytes = 0;
   std::FILE* err = ::open_memstream(&said, &said_bytes);
   FUZZ_REQUIRE(err != nullptr);
-  cli::CommandLine cli;
+  cli::CommandLine cli(BuiltinEngines());
   cli.ParseOnly();
   const int status = cli.Run(static_cast<int>(argv.size()), argv.data(), err);
   std::fclose(err);

@@ -14,9 +14,10 @@
 #include "fuzz/command_line.h"
 #include "fuzz/fuzz_util.h"
 #include "fuzz/scratch.h"
-#include "harness/engines.h"
-#include "harness/matrix.h"
-#include "harness/runner.h"
+#include "harness/cli/engines.h"
+#include "harness/record/target_rule.h"
+#include "harness/run/matrix.h"
+#include "harness/run/runner.h"
 
 using namespace sparsebench;
 
@@ -66,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::WriteBytes(path, text);
   Matrix m;
   try {
-    m = ReadMatrix(path, /*check_files=*/false);
+    m = ReadMatrix(path, BuiltinEngines(), /*check_files=*/false);
   } catch (const DataError& e) {
     FUZZ_REQUIRE(e.file() == path);
     return 0;

@@ -19,11 +19,12 @@
 #include "datasets/data_error.h"
 #include "fuzz/fuzz_util.h"
 #include "fuzz/scratch.h"
-#include "harness/compare.h"
-#include "harness/report.h"
-#include "harness/results.h"
-#include "harness/results_csv.h"
-#include "harness/summary.h"
+#include "harness/cli/engines.h"
+#include "harness/record/results_csv.h"
+#include "harness/record/rows.h"
+#include "harness/report/compare.h"
+#include "harness/report/report.h"
+#include "harness/report/summary.h"
 
 using namespace sparsebench;
 namespace fs = std::filesystem;
@@ -69,7 +70,7 @@ void CheckCompare(const std::vector<CellResult>& base, const std::vector<CellRes
                   const CompareOptions& options) {
   CompareResult result;
   try {
-    result = Compare(options);
+    result = Compare(options, BuiltinEngines());
   } catch (const DataError&) {
     return;
   }
@@ -123,7 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<CellResult> rows;
   bool loaded = true;
   try {
-    rows = LoadRows({dir.string()});
+    rows = LoadRows({dir.string()}, BuiltinEngines());
   } catch (const DataError& e) {
     FUZZ_REQUIRE(e.file().starts_with(dir.string()));
     loaded = false;
@@ -139,14 +140,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::set<std::pair<std::string, std::string>> cells;
     for (const CellResult& r : rows) cells.insert({r.cell_id, r.machine});
     if (cells.size() == rows.size()) FUZZ_REQUIRE(CurvesCsvText(back) == CurvesCsvText(rows));
-    GroupRows(rows);
+    GroupRows(rows, BuiltinEngines());
     ReportOptions report;
     report.run_dirs = {dir.string()};
     report.out_dir = out.string();
     report.prices_path = "/nonexistent/instances.csv";
     report.published_path = "/nonexistent/published.csv";
     report.plots = false;
-    WriteReport(report);
+    WriteReport(report, BuiltinEngines());
     options.current = dir.string();
     CheckCompare(base, rows, options);
   }
@@ -159,8 +160,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_REQUIRE(e.file() == csv);
     return 0;
   }
-  GroupRows(table);
-  ResolveTargets(table);
+  GroupRows(table, BuiltinEngines());
+  ResolveTargets(table, BuiltinEngines());
   options.current = csv;
   CheckCompare(base, table, options);
   CompareOptions reverse;

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Fails when an #include runs against the project's direction (engine/README.md, "Rooms").
+"""Fails when an #include runs against the project's direction (engine/README.md and
+harness/README.md, "Rooms").
 
 usage: tools/check_includes.py [SOURCE_ROOT]   (default: this checkout)
 
 Dependencies flow one way: datasets/ <- the engine's rooms, each on the rooms before it
 (api, common, model, lsh, train) <- baselines/ (on the contract and the model only) <-
-harness/ (its command line, harness/cli/, on top) and fuzz/. A folder's tests/ and bench/
-may include what the folder may, and the tests/ of each of those. Every C++ file must lie
+harness/'s rooms (record and proc <- measure, report <- run; the command line, harness/cli/,
+on top) and fuzz/. A folder's tests/ and bench/ may include what the folder may, and the
+tests/ of each of those. Every C++ file must lie
 in a folder with a rule: a file directly in engine/ is in no room and fails. Project
 headers are included by their path from the root, so a quoted include that names a file
 beside the including one is refused too.
@@ -34,12 +36,22 @@ def base_rules():
     # The fairness tests and the benchmarks train our engine beside the baselines.
     rules["baselines/tests/"] = rules["baselines/"] + ["engine/"]
     rules["baselines/bench/"] = rules["baselines/tests/"]
+    # harness/'s rooms (harness/README.md): record, proc <- measure, report <- run <- cli. No
+    # source file lies directly in harness/. `run` reaches the report through its one entry
+    # point, harness/report/report.h; `report` reads records and never includes `run` or `measure`.
+    record, proc = "harness/record/", "harness/proc/"
+    rules[record] = ["datasets/", "engine/api/", record]
+    rules[proc] = [proc]
+    rules["harness/measure/"] = ["datasets/", "engine/", "baselines/", record, proc, "harness/measure/"]
+    rules["harness/report/"] = ["datasets/", "engine/api/", record, proc, "harness/report/"]
+    rules["harness/run/"] = ["datasets/", "engine/api/", "baselines/", record, proc, "harness/run/",
+                             "harness/report/report.h"]
     harness = ["datasets/", "engine/", "baselines/", "harness/"]
-    rules["harness/"] = harness
-    # The command line sits on the harness; only it, the harness's tests and fuzz/ include it.
-    refused = {"harness/": ["harness/cli/"]}
     rules["harness/cli/"] = harness
-    rules["harness/tests/"] = harness
+    # The command line sits on the rooms; only it, the harness's tests and fuzz/ include it.
+    refused = {}
+    for folder in ("harness/tests/", "harness/bench/", "harness/measure/external/tests/"):
+        rules[folder] = harness
     rules["fuzz/"] = ["datasets/", "engine/", "baselines/", "harness/", "fuzz/"]
     return rules, refused
 
@@ -67,7 +79,8 @@ def is_allowed(include, folder, from_tests):
         return False
     if any(include.startswith(refused) for refused in REFUSED.get(folder, [])):
         return False
-    return any(include.startswith(allowed) for allowed in RULES[folder])
+    return any(include == allowed or (allowed.endswith("/") and include.startswith(allowed))
+               for allowed in RULES[folder])
 
 
 def source_files(root):
@@ -82,7 +95,8 @@ def source_files(root):
 def check_file(root, path):
     folder = rule_folder(path)
     if folder is None:
-        return [f"{path}: lies in no folder with a rule (engine/README.md, \"Rooms\"): move it into one"]
+        return [f"{path}: lies in no folder with a rule (engine/README.md, harness/README.md: "
+                "\"Rooms\"): move it into one"]
     allowed = ", ".join(RULES[folder] + [f"not {r}" for r in REFUSED.get(folder, [])])
     from_tests = in_tests(path)
     errors = []

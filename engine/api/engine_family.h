@@ -21,6 +21,7 @@ struct SpecFacts {
   std::string clock_covers;        // what falls inside the harness's training clock
   bool reads_text = false;         // this spec reads raw text, though its family may not
   std::string threads_run;         // what runs on the cell's threads, and what on one
+  bool null_engine = false;        // predicts without learning: the floor every row must beat
 };
 
 // One engine family (a spec's text before ':'): everything the harness knows about it. A family

@@ -8,8 +8,10 @@
 #include <string>
 
 #include "baselines/temp_dir.h"
-#include "harness/cell_json.h"
-#include "harness/results.h"
+#include "harness/cli/engines.h"
+#include "harness/record/cell_json.h"
+#include "harness/record/rows.h"
+#include "harness/run/run_results.h"
 
 namespace sparsebench {
 namespace {
@@ -47,7 +49,7 @@ std::string RunDir(const TempDir& dir, size_t cells) {
 void Kept(benchmark::State& state) {
   const TempDir dir(std::filesystem::temp_directory_path(), "results-bench");
   const std::string run = RunDir(dir, static_cast<size_t>(state.range(0)));
-  RunResults results(run);
+  RunResults results(run, BuiltinEngines());
   const CellResult next = Cell(static_cast<size_t>(state.range(0)));
   for (auto _ : state) results.Add("next", next);
   state.counters["files_written_per_cell"] =
@@ -60,7 +62,7 @@ void Reread(benchmark::State& state) {
   const CellResult next = Cell(static_cast<size_t>(state.range(0)));
   for (auto _ : state) {
     WriteCellFile(next, run + "/cells/next.json");
-    WriteResultFiles(LoadRows({run}), run);
+    WriteResultFiles(LoadRows({run}, BuiltinEngines()), run);
   }
 }
 

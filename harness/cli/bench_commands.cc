@@ -11,11 +11,12 @@
 #include "engine/api/engine_family.h"
 #include "engine/api/parse_number.h"
 #include "harness/cli/commands.h"
-#include "harness/compare.h"
-#include "harness/matrix.h"
-#include "harness/report.h"
-#include "harness/run_dir.h"
-#include "harness/runner.h"
+#include "harness/record/files.h"
+#include "harness/report/compare.h"
+#include "harness/report/report.h"
+#include "harness/run/matrix.h"
+#include "harness/run/run_dir.h"
+#include "harness/run/runner.h"
 
 namespace sparsebench::cli {
 namespace {
@@ -52,7 +53,7 @@ double ParsePercent(std::string text, const std::string& name, const NumberRange
   return ParseNumber(text, name, range) / 100;
 }
 
-void AddRun(CLI::App& app, NumberOptions& numbers) {
+void AddRun(CLI::App& app, NumberOptions& numbers, const EngineRegistry& engines) {
   auto o = std::make_shared<RunOptions>();
   o->matrix_path = kSource + "/harness/matrices/default.toml";
   o->out_dir = "sparsebench-run";
@@ -81,11 +82,11 @@ void AddRun(CLI::App& app, NumberOptions& numbers) {
   cmd->add_flag("--overwrite", o->overwrite,
                 "Remove the results --out already holds (an earlier run, or another matrix's) and start afresh");
   cmd->add_option("--data", o->data_dir, "Where synthetic presets are generated (default $SPARSEBENCH_DATA or <source>/data)");
-  cmd->callback([o] {
+  cmd->callback([o, &engines] {
     if (o->data_dir.empty()) o->data_dir = DefaultDataDir();
     o->binary = SelfPath();
     o->published_path = kSource + "/harness/published.csv";
-    const int failed = RunMatrix(*o);
+    const int failed = RunMatrix(*o, engines);
     fmt::print(stderr, "report: {}/report.md ({} cell(s) not ok)\n", o->out_dir, failed);
   });
 }
@@ -147,7 +148,7 @@ void AddEngines(CLI::App& app, const EngineRegistry& engines) {
 }  // namespace
 
 void AddBenchCommands(CLI::App& app, NumberOptions& numbers, const EngineRegistry& engines) {
-  AddRun(app, numbers);
+  AddRun(app, numbers, engines);
   AddReport(app, engines);
   AddCompare(app, numbers, engines);
   AddEngines(app, engines);

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "engine/api/engine_family.h"
+#include "harness/cli/engines.h"
 #include "harness/cli/number_options.h"
-#include "harness/engines.h"
 
 namespace sparsebench::cli {
 
@@ -13,7 +13,7 @@ namespace sparsebench::cli {
 class CommandLine {
  public:
   // The engine families the commands know (a copy): the built-in ones, or more (tests).
-  explicit CommandLine(const EngineRegistry& engines = BuiltinEngines());
+  explicit CommandLine(const EngineRegistry& engines);
 
   // Parses argv, runs the chosen subcommand and returns the exit status: 0; 1 when `compare`
   // finds a regression or something fails that is not the user's doing; 2 for the user's

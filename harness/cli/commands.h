@@ -2,8 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "harness/cli/engines.h"
 #include "harness/cli/number_options.h"
-#include "harness/engines.h"
 
 namespace sparsebench::cli {
 

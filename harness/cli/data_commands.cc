@@ -10,7 +10,7 @@
 #include "datasets/stats.h"
 #include "datasets/synthetic.h"
 #include "harness/cli/commands.h"
-#include "harness/matrix.h"
+#include "harness/run/matrix.h"
 
 namespace sparsebench::cli {
 namespace {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #endif
 #include "harness/cli/command_line.h"
+#include "harness/cli/engines.h"
 
 namespace {
 
@@ -31,6 +32,6 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "error: the sparsebench run that started this cell has ended\n");
     return 2;
   }
-  sparsebench::cli::CommandLine command_line;
+  sparsebench::cli::CommandLine command_line(sparsebench::BuiltinEngines());
   return command_line.Run(argc, argv);
 }

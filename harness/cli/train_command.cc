@@ -17,13 +17,13 @@
 #include "engine/api/engine_error.h"
 #include "engine/api/engine_family.h"
 #include "engine/model/model_io.h"
-#include "harness/cell_json.h"
 #include "harness/cli/commands.h"
-#include "harness/engines.h"
-#include "harness/external/protocol.h"
-#include "harness/matrix.h"
-#include "harness/measure.h"
-#include "harness/stopwatch.h"
+#include "harness/cli/engines.h"
+#include "harness/measure/external/protocol.h"
+#include "harness/measure/measure.h"
+#include "harness/measure/stopwatch.h"
+#include "harness/record/cell_json.h"
+#include "harness/run/matrix.h"
 
 namespace sparsebench::cli {
 namespace {

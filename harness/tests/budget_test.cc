@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/api/engine_family.h"
-#include "harness/engines.h"
+#include "harness/cli/engines.h"
 
 namespace sparsebench {
 namespace {

@@ -24,6 +24,7 @@
 #include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/cli/command_line.h"
+#include "harness/cli/engines.h"
 
 namespace sparsebench::cli {
 namespace {
@@ -35,7 +36,7 @@ struct Outcome {
 
 // What `sparsebench ARGS` exits with and says, in process, parsing only: no subcommand runs.
 Outcome Parse(const std::vector<std::string>& args) {
-  CommandLine cli;
+  CommandLine cli(BuiltinEngines());
   cli.ParseOnly();
   std::vector<const char*> argv = {"sparsebench"};
   for (const std::string& a : args) argv.push_back(a.c_str());
@@ -125,7 +126,7 @@ void ForEachSubcommand(CLI::App& app, const std::function<void(CLI::App&)>& fn) 
 }
 
 TEST(CliNumbers, EveryOptionTakingANumberIsInTheList) {
-  CommandLine cli;
+  CommandLine cli(BuiltinEngines());
   std::set<std::pair<std::string, std::string>> listed;
   for (const NumberOption& o : cli.numbers().list()) listed.insert({o.command, o.name});
   size_t found = 0;
@@ -147,7 +148,7 @@ TEST(CliNumbers, EveryOptionTakingANumberIsInTheList) {
 }
 
 TEST(CliNumbers, EveryNumericOptionRefusesBadValuesNamingItself) {
-  const CommandLine cli;
+  const CommandLine cli(BuiltinEngines());
   size_t cases = 0;
   for (const NumberOption& o : cli.numbers().list()) {
     const auto bad = std::visit([](const auto& range) { return BadValues(range); }, o.range);
@@ -166,7 +167,7 @@ TEST(CliNumbers, EveryNumericOptionRefusesBadValuesNamingItself) {
 }
 
 TEST(CliNumbers, DocumentedBoundariesAreAccepted) {
-  const CommandLine cli;
+  const CommandLine cli(BuiltinEngines());
   for (const NumberOption& o : cli.numbers().list()) {
     for (const std::string& value :
          std::visit([](const auto& range) { return Boundaries(range); }, o.range)) {

@@ -1,4 +1,4 @@
-#include "harness/compare.h"
+#include "harness/report/compare.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,9 @@
 #include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
-#include "harness/csv.h"
-#include "harness/results.h"
+#include "harness/cli/engines.h"
+#include "harness/record/csv.h"
+#include "harness/record/rows.h"
 
 namespace sparsebench {
 namespace {
@@ -56,7 +57,7 @@ CompareResult RunCompare(const std::string& base, const std::string& current, do
   o.baseline = base;
   o.current = current;
   o.max_metric_drop = metric_drop;
-  return Compare(o);
+  return Compare(o, BuiltinEngines());
 }
 
 TEST(Compare, SignificantSlowdownIsARegression) {

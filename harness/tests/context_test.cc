@@ -1,6 +1,8 @@
-#include "harness/context.h"
+#include "harness/run/context.h"
 
 #include <gtest/gtest.h>
+
+#include "harness/record/machine.h"
 
 namespace sparsebench {
 namespace {

@@ -1,5 +1,7 @@
 // The harness's own files: every result goes through a temporary file and a rename, and the
 // readers of run directories and matrices open only regular files of a bounded size.
+#include "harness/record/files.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -15,11 +17,13 @@
 #include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
-#include "harness/compare.h"
-#include "harness/csv.h"
-#include "harness/matrix.h"
-#include "harness/results.h"
-#include "harness/results_csv.h"
+#include "harness/cli/engines.h"
+#include "harness/record/csv.h"
+#include "harness/record/results_csv.h"
+#include "harness/record/rows.h"
+#include "harness/report/compare.h"
+#include "harness/run/matrix.h"
+#include "harness/run/run_results.h"
 
 namespace sparsebench {
 namespace {
@@ -107,12 +111,12 @@ TEST(RunDirectoryReaders, OpenOnlyRegularFiles) {
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << fifo;
   ::alarm(60);  // the old readers never return: end the test rather than hang the suite
   const std::vector<std::pair<std::string, std::function<void()>>> readers = {
-      {cell, [&] { LoadRows({dir.file("run")}); }},
-      {cell, [&] { RunResults results(dir.file("run")); }},
+      {cell, [&] { LoadRows({dir.file("run")}, BuiltinEngines()); }},
+      {cell, [&] { RunResults results(dir.file("run"), BuiltinEngines()); }},
       {csv, [&] { ReadResultsCsv(csv); }},
       {csv, [&] {
-         Compare({csv, csv}); }},
-      {matrix, [&] { ReadMatrix(matrix); }},
+         Compare({csv, csv}, BuiltinEngines()); }},
+      {matrix, [&] { ReadMatrix(matrix, BuiltinEngines()); }},
   };
   for (const auto& [file, read] : readers) {
     try {
@@ -142,7 +146,7 @@ TEST(RunDirectoryReaders, ResumeRerunsCellsWhoseFileIsNotAValidOkRow) {
   };
   for (size_t i = 0; i < cases.size(); ++i)
     std::ofstream(dir.file("run/cells/" + std::to_string(i) + ".json")) << cases[i].first;
-  const RunResults results(dir.file("run"));
+  const RunResults results(dir.file("run"), BuiltinEngines());
   for (size_t i = 0; i < cases.size(); ++i)
     EXPECT_EQ(results.Finished(std::to_string(i)), cases[i].second) << cases[i].first;
   EXPECT_FALSE(results.Finished("missing"));
@@ -155,7 +159,7 @@ TEST(RunDirectoryReaders, RefuseOversizedFiles) {
   const std::string matrix = dir.file("m.toml");
   std::ofstream(matrix) << std::string(kMaxMatrixBytes + 1, '#');
   try {
-    ReadMatrix(matrix);
+    ReadMatrix(matrix, BuiltinEngines());
     ADD_FAILURE() << "read a matrix of " << kMaxMatrixBytes + 1 << " bytes";
   } catch (const DataError& e) {
     EXPECT_EQ(e.file(), matrix);

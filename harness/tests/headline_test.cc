@@ -1,6 +1,6 @@
 // Each dataset's headline states its conditions: the row that set the target and how its
 // training ended, and only a target a dense row converged to is called fair.
-#include "harness/headline.h"
+#include "harness/report/headline.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,8 @@
 #include <iterator>
 
 #include "datasets/tests/test_paths.h"
-#include "harness/report.h"
+#include "harness/cli/engines.h"
+#include "harness/report/report.h"
 
 namespace sparsebench {
 namespace {
@@ -46,7 +47,7 @@ std::string Report(const std::vector<nlohmann::json>& rows) {
   o.run_dirs = {run.string()};
   o.out_dir = dir.file("out");
   o.plots = false;
-  WriteReport(o);
+  WriteReport(o, BuiltinEngines());
   std::ifstream in(dir.file("out") + "/report.md");
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }

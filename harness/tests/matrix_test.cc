@@ -1,4 +1,4 @@
-#include "harness/matrix.h"
+#include "harness/run/matrix.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
+#include "harness/cli/engines.h"
 
 namespace sparsebench {
 namespace {
@@ -37,7 +38,7 @@ engines = [ { spec = "fasttext" } ]
 
 TEST(Matrix, ReadsDatasetsEnginesAndSettings) {
   testing::TempDir dir;
-  const Matrix m = ReadMatrix(Write(dir, kValid), /*check_files=*/false);
+  const Matrix m = ReadMatrix(Write(dir, kValid), BuiltinEngines(), /*check_files=*/false);
   ASSERT_EQ(m.datasets.size(), 2u);
   EXPECT_EQ(m.datasets[0].name, "amazon670k");
   EXPECT_EQ(m.datasets[0].engines[1].name, "dense");
@@ -49,7 +50,7 @@ TEST(Matrix, ReadsDatasetsEnginesAndSettings) {
 
 TEST(Matrix, CellsAreStableAndShardsPartitionThem) {
   testing::TempDir dir;
-  const Matrix m = ReadMatrix(Write(dir, kValid), /*check_files=*/false);
+  const Matrix m = ReadMatrix(Write(dir, kValid), BuiltinEngines(), /*check_files=*/false);
   const std::vector<Cell> cells = ExpandCells(m);
   ASSERT_EQ(cells.size(), 2u * (2 + 1) * 2);
   EXPECT_EQ(cells[0].id(), "amazon670k/sparse/t1/r1");
@@ -77,7 +78,7 @@ TEST(Matrix, MistakesNameTheFileAndLine) {
   for (const auto& [text, reason] : cases) {
     const std::string path = Write(dir, text);
     try {
-      ReadMatrix(path, false);
+      ReadMatrix(path, BuiltinEngines(), false);
       ADD_FAILURE() << "accepted: " << text;
     } catch (const DataError& e) {
       EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
@@ -92,7 +93,7 @@ TEST(Matrix, ShippedMatricesParse) {
                                                                "/harness/matrices")) {
     if (entry.path().extension() != ".toml") continue;
     // default.toml's e-mails are fetched by tools/bench: their files are not looked for here.
-    const Matrix m = ReadMatrix(entry.path().string(), false);
+    const Matrix m = ReadMatrix(entry.path().string(), BuiltinEngines(), false);
     EXPECT_FALSE(ExpandCells(m).empty()) << entry.path();
     ++shipped;
   }
@@ -192,7 +193,7 @@ TEST(Matrix, ValuesThatWereIgnoredOrMisreadAreRefusedAtLoadWithFileAndLine) {
   for (const Case& c : cases) {
     const std::string path = Write(dir, c.text);
     try {
-      ReadMatrix(path);
+      ReadMatrix(path, BuiltinEngines());
       ADD_FAILURE() << "accepted:\n" << c.text;
     } catch (const DataError& e) {
       EXPECT_EQ(e.file(), path);
@@ -210,22 +211,22 @@ TEST(Matrix, CellCountIsBounded) {
   text += "]\n";
   const std::string path = Write(dir, text);
   try {
-    ReadMatrix(path);
+    ReadMatrix(path, BuiltinEngines());
     ADD_FAILURE() << "accepted 102000 cells";
   } catch (const DataError& e) {
     EXPECT_EQ(e.line(), 1u);
     EXPECT_NE(std::string(e.what()).find("expands to 102000 cells"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(CountCells(ReadMatrix(Write(dir, "[[datasets]]\npreset = \"yelp\"\nengines = [ { spec = \"blas\" } ]\n")), 7), 7u);
+  EXPECT_EQ(CountCells(ReadMatrix(Write(dir, "[[datasets]]\npreset = \"yelp\"\nengines = [ { spec = \"blas\" } ]\n"), BuiltinEngines()), 7), 7u);
 }
 
 TEST(Matrix, ContentHashTellsMatricesApart) {
   testing::TempDir dir;
   const std::string text = "[[datasets]]\npreset = \"yelp\"\nengines = [ { spec = \"blas\" } ]\n";
-  const std::string a = ReadMatrix(Write(dir, text)).content_hash;
+  const std::string a = ReadMatrix(Write(dir, text), BuiltinEngines()).content_hash;
   EXPECT_EQ(a.rfind("xxh64:", 0), 0u) << a;
-  EXPECT_EQ(ReadMatrix(Write(dir, text)).content_hash, a);
-  EXPECT_NE(ReadMatrix(Write(dir, text + "# edited\n")).content_hash, a);
+  EXPECT_EQ(ReadMatrix(Write(dir, text), BuiltinEngines()).content_hash, a);
+  EXPECT_NE(ReadMatrix(Write(dir, text + "# edited\n"), BuiltinEngines()).content_hash, a);
 }
 
 }  // namespace
@@ -245,7 +246,7 @@ holdout = 0.1
 patience = 2
 engines = [ { spec = "sparse", repeats = 3 }, { spec = "blas" } ]
 )"),
-                              false);
+                              BuiltinEngines(), false);
   EXPECT_EQ(m.datasets[0].patience, 2u);
   EXPECT_DOUBLE_EQ(m.datasets[0].holdout, 0.1);
   std::vector<std::string> ids;
@@ -261,7 +262,7 @@ TEST(Matrix, ThePlateauRuleNeedsBothHoldoutAndPatience) {
                            "holdout = 0.6\npatience = 2"}) {
     const std::string text = std::string("name = \"t\"\n[[datasets]]\npreset = \"amazon670k\"\n") +
                              keys + "\nengines = [ { spec = \"sparse\" } ]\n";
-    EXPECT_THROW(ReadMatrix(Write(dir, text), false), DataError) << keys;
+    EXPECT_THROW(ReadMatrix(Write(dir, text), BuiltinEngines(), false), DataError) << keys;
   }
 }
 

@@ -2,7 +2,7 @@
 // long it really took. Bounds come from those records and the test's own wall clock, never
 // from the nominal sleeps, so a busy machine cannot fail the test: training time is at least
 // what ran inside the clock and at most the wall time less what ran outside it.
-#include "harness/measure.h"
+#include "harness/measure/measure.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "harness/cell_json.h"
+#include "harness/record/cell_json.h"
 
 namespace sparsebench {
 namespace {

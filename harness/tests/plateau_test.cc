@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "engine/api/engine_error.h"
-#include "harness/cell_json.h"
-#include "harness/measure.h"
+#include "harness/measure/measure.h"
+#include "harness/record/cell_json.h"
 
 namespace sparsebench {
 namespace {

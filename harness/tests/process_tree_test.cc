@@ -1,4 +1,4 @@
-#include "harness/process_tree.h"
+#include "harness/proc/process_tree.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 // `sparsebench report` on run directories it did not write itself: hand-edited, old, or
 // crafted cell files and contexts.
-#include "harness/report.h"
+#include "harness/report/report.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -13,9 +13,10 @@
 #include "baselines/temp_dir.h"
 #include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
-#include "harness/results.h"
-#include "harness/results_csv.h"
-#include "harness/subprocess.h"
+#include "harness/cli/engines.h"
+#include "harness/proc/subprocess.h"
+#include "harness/record/results_csv.h"
+#include "harness/record/rows.h"
 
 namespace sparsebench {
 namespace {
@@ -96,7 +97,7 @@ TEST(Report, MalformedCellFilesAreRefusedNamingTheFile) {
     const std::string run =
         RunDir(dir, "run" + std::to_string(i), {Cell("d", "blas", 1).dump(), cases[i].first});
     try {
-      WriteReport(Options(run, dir.file("out" + std::to_string(i)), /*plots=*/true));
+      WriteReport(Options(run, dir.file("out" + std::to_string(i)), /*plots=*/true), BuiltinEngines());
       ADD_FAILURE() << "accepted " << cases[i].first;
     } catch (const DataError& e) {
       EXPECT_EQ(e.file(), run + "/cells/c1.json");
@@ -115,7 +116,7 @@ TEST(Report, ResultsCsvReadsBackWhatTheCellFilesHeld) {
   nlohmann::json null_metric = Cell("d", "blas", 1);
   null_metric["metric_value"] = nullptr;
   const std::string run = RunDir(dir, "run", {no_threads.dump(), null_metric.dump()});
-  const std::vector<CellResult> rows = LoadRows({run});
+  const std::vector<CellResult> rows = LoadRows({run}, BuiltinEngines());
   WriteResultFiles(rows, run);
   const std::vector<CellResult> back = ReadResultsCsv(run + "/results.csv");
   ASSERT_EQ(back.size(), rows.size());
@@ -141,7 +142,7 @@ TEST(Report, ContextsWithMissingOrOddFieldsStillMakeAReport) {
     const std::string run =
         RunDir(dir, "run" + std::to_string(i), {Cell("d", "sparse", 1).dump()}, contexts[i]);
     const std::string out = dir.file("out" + std::to_string(i));
-    WriteReport(Options(run, out));
+    WriteReport(Options(run, out), BuiltinEngines());
     const std::string md = Read(out + "/report.md");
     EXPECT_NE(md.find("`sparse`"), std::string::npos) << md;
     if (i == 0) {
@@ -171,7 +172,7 @@ TEST(Report, NamesNeverBecomeGnuplotCommands) {
                                  {Cell(evil, "sparse\"\n!touch " + marker, 1).dump(),
                                   Cell("a b", "blas", 1).dump(), Cell("a_b", "blas", 1).dump()});
   const std::string out = dir.file("out");
-  WriteReport(Options(run, out, /*plots=*/true));
+  WriteReport(Options(run, out, /*plots=*/true), BuiltinEngines());
   EXPECT_FALSE(fs::exists(marker)) << "gnuplot ran a command from a dataset name";
   EXPECT_EQ(Read(out + "/plots/plot.gp").find("touch"), std::string::npos);
   // Each dataset's plots under its own index: "a b" and "a_b" share a slug, not files.
@@ -213,7 +214,7 @@ TEST(Report, ExternalRowsAreMarkedAndTheNullEngineIsTheFloor) {
   weak["metric_value"] = 0.1;
   const std::string run =
       RunDir(dir, "run", {null.dump(), ext.dump(), weak.dump(), Cell("d", "sparse", 1).dump()});
-  WriteReport(Options(run, dir.file("out")));
+  WriteReport(Options(run, dir.file("out")), BuiltinEngines());
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("| `null` ⇄ |"), std::string::npos) << md;
   EXPECT_NE(md.find("| `mine` ⇄ |"), std::string::npos) << md;
@@ -240,7 +241,7 @@ TEST(Report, TheNullFloorAllowsForSamplingError) {
   clear["metric_value"] = 0.05;
   for (nlohmann::json* c : {&null, &near, &clear}) (*c)["test_rows"] = 1000;
   const std::string run = RunDir(dir, "run", {null.dump(), near.dump(), clear.dump()});
-  WriteReport(Options(run, dir.file("out")));
+  WriteReport(Options(run, dir.file("out")), BuiltinEngines());
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("by more than two standard errors of the difference over 1000 test rows"),
             std::string::npos)
@@ -250,7 +251,7 @@ TEST(Report, TheNullFloorAllowsForSamplingError) {
 
   near["metric_value"] = 0.03;
   const std::string all = RunDir(dir, "all", {null.dump(), near.dump(), clear.dump()});
-  WriteReport(Options(all, dir.file("all-out")));
+  WriteReport(Options(all, dir.file("all-out")), BuiltinEngines());
   EXPECT_NE(Read(dir.file("all-out") + "/report.md")
                 .find("Every other row beats the null engine's p_at_1 0.0100 by more than two "
                       "standard errors"),
@@ -271,7 +272,7 @@ TEST(Report, RowsStatePrecisionAndABarelyTunedRowIsNamed) {
                       {"fasttext_tuned_args", "-epoch 7 -lr 0.3"}};
   wide["context"] = {{"autotune_finished_trials", "7"}};
   const std::string run = RunDir(dir, "run", {bf16.dump(), tuned.dump(), wide.dump()});
-  WriteReport(Options(run, dir.file("out")));
+  WriteReport(Options(run, dir.file("out")), BuiltinEngines());
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("`torch-bf16`: "), std::string::npos) << md;
   EXPECT_NE(md.find("precision: bf16 autocast;"), std::string::npos) << md;
@@ -311,7 +312,7 @@ TEST(Report, ExternalRowsShowCpuByPhaseAndWorkOffTheClock) {
                        "load took 8.60 CPU-s where the harness's reference "
                        "reader reads the same files in 0.01"}};
   const std::string run = RunDir(dir, "run", {honest.dump(), cheat.dump()});
-  WriteReport(Options(run, dir.file("out")));
+  WriteReport(Options(run, dir.file("out")), BuiltinEngines());
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("| `honest` ⇄ | 2 | 0.05 | 0.40 | 12.00 | 1.50 (8000 rows) | 0.70 (4000 rows) "
                     "| 0.90 | 413 |"),
@@ -343,7 +344,7 @@ TEST(Report, RowsFromAnotherMachineGetNoRatio) {
   blas["epochs_trained"] = 0.5;
   blas["train_seconds"] = 2400.4;
   const std::string run = RunDir(dir, "run", {sparse.dump(), random.dump(), blas.dump()});
-  WriteReport(Options(run, dir.file("out")));
+  WriteReport(Options(run, dir.file("out")), BuiltinEngines());
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("| `sparse` | m | 2 | 1 ok / 1 | 1.5 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| different machines |"), std::string::npos) << md;
@@ -357,7 +358,7 @@ TEST(Report, RowsFromAnotherMachineGetNoRatio) {
   EXPECT_NE(md.find("| budget, at epoch 0.50 |"), std::string::npos) << md;
   blas["metric_value"] = 0.1;  // far below the others: the budget says why
   const std::string weak = RunDir(dir, "weak", {sparse.dump(), random.dump(), blas.dump()});
-  WriteReport(Options(weak, dir.file("weak-out")));
+  WriteReport(Options(weak, dir.file("weak-out")), BuiltinEngines());
   EXPECT_NE(Read(dir.file("weak-out") + "/report.md")
                 .find("`blas` scores far below the others: its training budget stopped it after "
                       "2400 s, at epoch 0.50."),
@@ -384,7 +385,7 @@ TEST(Report, AnEngineWithNoPointByEqualTimeShowsItsFirst) {
   blas["spec"] = "blas";
   blas["curve"] = {{97.0, 0.04, 0.0018, nullptr, nullptr}, {200.0, 0.08, 0.45, nullptr, nullptr}};
   const std::string run = RunDir(dir, "run", {sparse.dump(), blas.dump()});
-  WriteReport(Options(run, dir.file("out")));
+  WriteReport(Options(run, dir.file("out")), BuiltinEngines());
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("| no point yet; 0.0018 at its first, 97 s (at 1 s) |"), std::string::npos)
       << md;
@@ -421,7 +422,7 @@ TEST(Report, ThreadScalingNamesTheEnginesThatScaleBelowTheLimit) {
       RunDir(dir, "run",
              {AtThreads(sparse, 1, 1000).dump(), AtThreads(sparse, 2, 1900).dump(), blas1.dump(),
               blas2.dump(), only_two.dump()});
-  WriteReport(Options(run, dir.file("out")));
+  WriteReport(Options(run, dir.file("out")), BuiltinEngines());
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("### Thread scaling"), std::string::npos) << md;
   EXPECT_NE(
@@ -457,7 +458,7 @@ TEST(Report, ASmallSpeedupKeepsTwoSignificantDigits) {
   slow["curve"] = {{50.0, 1.0, 0.45, nullptr, nullptr}};
   blas["spec"] = "blas";
   const std::string run = RunDir(dir, "run", {slow.dump(), blas.dump()});
-  WriteReport(Options(run, dir.file("out")));
+  WriteReport(Options(run, dir.file("out")), BuiltinEngines());
   const std::string md = Read(dir.file("out") + "/report.md");
   EXPECT_NE(md.find("| 0.02× |"), std::string::npos) << md;
   EXPECT_EQ(md.find("0.0×"), std::string::npos) << md;

@@ -1,19 +1,20 @@
 // The result record: every column survives each file format, a run keeps its results in
 // memory (no cell file read again, results.csv rewritten at a bounded cost per cell), and run
 // directories written before the record was typed still read.
-#include "harness/results.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "datasets/tests/test_paths.h"
-#include "harness/cell_json.h"
-#include "harness/compare.h"
-#include "harness/csv.h"
-#include "harness/report.h"
-#include "harness/results_csv.h"
+#include "harness/cli/engines.h"
+#include "harness/record/cell_json.h"
+#include "harness/record/csv.h"
+#include "harness/record/results_csv.h"
+#include "harness/record/rows.h"
+#include "harness/report/compare.h"
+#include "harness/report/report.h"
+#include "harness/run/run_results.h"
 
 namespace sparsebench {
 namespace {
@@ -121,7 +122,7 @@ TEST(RunResults, PerCellOverheadStaysFlat) {
   results.WriteFiles();
   EXPECT_EQ(ReadResultsCsv(dir.file("run/results.csv")).size(), kCells);
 
-  const RunResults resumed(dir.file("run"));  // --resume reads each cell file once
+  const RunResults resumed(dir.file("run"), BuiltinEngines());  // --resume reads each cell file once
   EXPECT_EQ(resumed.counts().cell_files_read, kCells);
   EXPECT_TRUE(resumed.Finished("c1999"));
 }
@@ -149,7 +150,7 @@ TEST(RunResults, AMinuteWithoutWritingRewritesTheFiles) {
 const std::string kOldRun = std::string(SPARSEBENCH_HARNESS_TEST_DATA) + "/run-before-44";
 
 TEST(OldRunDirectories, CellsReadAsTheirResultsCsvSaid) {
-  const std::vector<CellResult> cells = LoadRows({kOldRun});
+  const std::vector<CellResult> cells = LoadRows({kOldRun}, BuiltinEngines());
   const std::vector<CellResult> csv = ReadResultsCsv(kOldRun + "/results.csv");
   ASSERT_EQ(cells.size(), 9u);
   ASSERT_EQ(csv.size(), cells.size());
@@ -170,7 +171,8 @@ TEST(OldRunDirectories, CellsReadAsTheirResultsCsvSaid) {
 }
 
 TEST(OldRunDirectories, CompareAndReportReadThem) {
-  const CompareResult same = Compare({.baseline = kOldRun + "/results.csv", .current = kOldRun});
+  const CompareResult same =
+      Compare({.baseline = kOldRun + "/results.csv", .current = kOldRun}, BuiltinEngines());
   EXPECT_FALSE(same.regression) << same.markdown;
   EXPECT_NE(same.markdown.find("| amazon670k | sparse | 2 | 1/1 |"), std::string::npos)
       << same.markdown;
@@ -180,7 +182,7 @@ TEST(OldRunDirectories, CompareAndReportReadThem) {
   o.run_dirs = {kOldRun};
   o.out_dir = dir.file("report");
   o.plots = false;
-  WriteReport(o);
+  WriteReport(o, BuiltinEngines());
   std::ifstream in(dir.file("report/report.md"));
   const std::string md((std::istreambuf_iterator<char>(in)), {});
   for (const char* row : {"| `sparse` | AMD EPYC, 2 cores | 2 | 1 ok / 1 |",

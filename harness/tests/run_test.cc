@@ -18,8 +18,9 @@
 
 #include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
-#include "harness/context.h"
-#include "harness/results_csv.h"
+#include "harness/record/machine.h"
+#include "harness/record/results_csv.h"
+#include "harness/run/context.h"
 
 extern char** environ;
 

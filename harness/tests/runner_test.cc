@@ -1,6 +1,6 @@
 // A cell's child process receives exactly the settings its matrix gives, and nothing for
 // the ones it leaves to the engine.
-#include "harness/runner.h"
+#include "harness/run/runner.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,9 @@
 
 #include "baselines/temp_dir.h"
 #include "datasets/tests/test_paths.h"
-#include "harness/matrix.h"
-#include "harness/results_csv.h"
+#include "harness/cli/engines.h"
+#include "harness/record/results_csv.h"
+#include "harness/run/matrix.h"
 
 namespace sparsebench {
 namespace {
@@ -65,7 +66,7 @@ test = ")" << test << R"("
 target = "dense-1pt"
 engines = [ { spec = "torch" } ]
 )";
-  const Matrix m = ReadMatrix(path);
+  const Matrix m = ReadMatrix(path, BuiltinEngines());
   std::vector<Cell> cells = ExpandCells(m);
   ASSERT_EQ(cells.size(), 3u);
   std::sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) { return a.id() < b.id(); });
@@ -118,7 +119,7 @@ case "$3" in
   *) echo '{"status":"ok","spec":"sparse","train_seconds":1.5,"metric_value":0.5}';;
 esac
 )sh");
-  EXPECT_EQ(RunMatrix(o), 2);
+  EXPECT_EQ(RunMatrix(o, BuiltinEngines()), 2);
   const std::vector<CellResult> rows = ReadResultsCsv(o.out_dir + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].status, "oom");
@@ -150,7 +151,7 @@ TEST(RunMatrix, CellsGetMallocOnHugePagesUnlessTheUserSetTunables) {
       ScriptedRun(dir, matrix,
                   "#!/bin/sh\necho \"$GLIBC_TUNABLES\" > " + seen +
                       "\necho '{\"status\":\"ok\",\"spec\":\"blas\",\"train_seconds\":1}'\n");
-  ASSERT_EQ(RunMatrix(o), 0);
+  ASSERT_EQ(RunMatrix(o, BuiltinEngines()), 0);
   std::string value;
   std::getline(std::ifstream(seen), value);
   EXPECT_EQ(value, "glibc.malloc.hugetlb=1");

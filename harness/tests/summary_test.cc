@@ -1,10 +1,11 @@
 // Ratios between rows: only within one machine and thread count, a lower bound where a dense
 // baseline never reached the target, and each engine's metric at the moment the first one did.
-#include "harness/summary.h"
+#include "harness/report/summary.h"
 
 #include <gtest/gtest.h>
 
-#include "harness/cell_json.h"
+#include "harness/cli/engines.h"
+#include "harness/record/cell_json.h"
 
 namespace sparsebench {
 namespace {
@@ -33,7 +34,7 @@ nlohmann::json Row(const std::string& engine, const std::string& spec, const std
 std::vector<DatasetGroups> GroupJson(const std::vector<nlohmann::json>& rows) {
   std::vector<CellResult> cells;
   for (const nlohmann::json& row : rows) cells.push_back(FromJson(row, "row", 0));
-  return GroupRows(cells);
+  return GroupRows(cells, BuiltinEngines());
 }
 
 Curve ToCurve(const nlohmann::json& points) {

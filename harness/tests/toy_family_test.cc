@@ -16,10 +16,11 @@
 #include "engine/api/engine_family.h"
 #include "engine/api/spec.h"
 #include "harness/cli/command_line.h"
-#include "harness/compare.h"
-#include "harness/matrix.h"
-#include "harness/report.h"
-#include "harness/results.h"
+#include "harness/cli/engines.h"
+#include "harness/record/rows.h"
+#include "harness/report/compare.h"
+#include "harness/report/report.h"
+#include "harness/run/matrix.h"
 
 namespace sparsebench {
 namespace {
@@ -214,8 +215,8 @@ TEST(ToyFamily, MatrixAcceptsItsSpecs) {
   const std::string path = dir.file("m.toml");
   std::ofstream(path) << "name = \"t\"\n[[datasets]]\nname = \"d\"\ntrain = \"a\"\ntest = \"b\"\n"
                          "engines = [ { spec = \"toy:oracle=1\" } ]\n";
-  EXPECT_THROW(ReadMatrix(path, false), DataError);
-  EXPECT_EQ(ReadMatrix(path, false, WithToy()).datasets.at(0).engines.at(0).spec, "toy:oracle=1");
+  EXPECT_THROW(ReadMatrix(path, BuiltinEngines(), false), DataError);
+  EXPECT_EQ(ReadMatrix(path, WithToy(), false).datasets.at(0).engines.at(0).spec, "toy:oracle=1");
 }
 
 TEST(ToyFamily, FlowsThroughTrainResultsCompareAndReport) {
@@ -236,7 +237,7 @@ TEST(ToyFamily, FlowsThroughTrainResultsCompareAndReport) {
   const auto rows = LoadRows({run}, engines);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_NEAR(rows[0].target.value_or(0.0), 0.9, 1e-12);
-  EXPECT_FALSE(LoadRows({run})[0].target);  // the built-in registry knows no toy
+  EXPECT_FALSE(LoadRows({run}, BuiltinEngines())[0].target);  // the built-in registry knows no toy
 
   // Compare: across machines, ratios to the registry's first dense baseline.
   const std::string other = RunDir(dir, "other", "m2", {{"oracle", oracle}, {"counter", counter}});
