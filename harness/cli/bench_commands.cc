@@ -86,7 +86,7 @@ void AddRun(CLI::App& app, NumberOptions& numbers, const EngineRegistry& engines
     if (o->data_dir.empty()) o->data_dir = DefaultDataDir();
     o->binary = SelfPath();
     o->published_path = kSource + "/harness/published.csv";
-    const int failed = RunMatrix(*o, engines);
+    const int failed = RunMatrix(*o, engines).failed;
     fmt::print(stderr, "report: {}/report.md ({} cell(s) not ok)\n", o->out_dir, failed);
   });
 }

@@ -162,9 +162,11 @@ std::optional<CellResult> ReadChildLine(const std::string& stdout_path) {
   return FromJson(parsed, stdout_path, 0);
 }
 
-void WriteCellFile(const CellResult& r, const std::string& path) {
-  WriteFileAtomically(
-      path, ToJson(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+CellResult WriteCellFile(const CellResult& r, const std::string& path) {
+  const std::string text =
+      ToJson(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  WriteFileAtomically(path, text);
+  return ParseCellFile(text, path);
 }
 
 CellResult ParseCellFile(const std::string& text, const std::string& path) {

@@ -31,8 +31,9 @@ void WriteChildLine(const CellResult& r, std::FILE* out);
 // FromJson refuses.
 std::optional<CellResult> ReadChildLine(const std::string& stdout_path);
 
-// OUT/cells/<cell>.json, written atomically.
-void WriteCellFile(const CellResult& r, const std::string& path);
+// OUT/cells/<cell>.json, written atomically. Returns the record as the file holds it (what
+// ReadCellFile gives back: text the JSON could not hold is replaced), without reading it.
+CellResult WriteCellFile(const CellResult& r, const std::string& path);
 
 // A cell file; DataError naming it when it is missing, too large or not a cell result.
 CellResult ReadCellFile(const std::string& path);

@@ -61,10 +61,10 @@ bool Converged(const Group& g) {
 
 // Our LSH engine's row; where the dataset has none (few classes: our engine runs dense), our
 // engine's dense row.
-const Group* Subject(const DatasetGroups& d, const EngineRegistry& engines) {
+const Group* Subject(const DatasetGroups& d) {
   for (const AblationRole role : {AblationRole::kSubject, AblationRole::kAllOutputsActive}) {
     for (const Group& g : d.groups) {
-      if (g.ok > 0 && engines.FactsOf(g.spec).role == role) return &g;
+      if (g.ok > 0 && g.facts.role == role) return &g;
     }
   }
   return nullptr;
@@ -171,13 +171,13 @@ std::string TargetRuleText(const DatasetGroups& d) {
          "bound, `> N×`: its training seconds over this engine's time to target.";
 }
 
-std::string Headline(const DatasetGroups& d, const EngineRegistry& engines) {
-  const Group* subject = Subject(d, engines);
+std::string Headline(const DatasetGroups& d) {
+  const Group* subject = Subject(d);
   const Group* setter = TargetSetter(d);
   if (subject == nullptr || std::isnan(d.target)) return "";
   const Group* dense = FastestDense(d, *subject);
   std::string md = fmt::format("**Headline, {}:** ", d.dataset);
-  if (engines.FactsOf(subject->spec).role == AblationRole::kAllOutputsActive)
+  if (subject->facts.role == AblationRole::kAllOutputsActive)
     md += fmt::format("(`{}` runs dense here: every output active.) ", subject->engine);
   const bool reached = std::isfinite(subject->time_to_target.median);
   if (reached && dense != nullptr) {

@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "engine/api/engine_family.h"
 #include "harness/report/summary.h"
 
 namespace sparsebench {
@@ -20,6 +19,6 @@ std::string TargetRuleText(const DatasetGroups& d);
 // (medians, [min–max] over repeats), then its conditions: which row set the target and how its
 // training ended, and, where that row was stopped early or our engine never reached the target,
 // each side's metric at equal time. "" without our engine's row.
-std::string Headline(const DatasetGroups& d, const EngineRegistry& engines);
+std::string Headline(const DatasetGroups& d);
 
 }  // namespace sparsebench

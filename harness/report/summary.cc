@@ -143,6 +143,12 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
       g.metric_name = text(row.metric, "p_at_1");
       g.dense = engines.IsDenseBaseline(g.spec);
       g.external = engines.IsExternal(g.spec);
+      const EngineFamily* family = engines.Find(g.spec);
+      g.facts = engines.FactsOf(g.spec);
+      g.ours = family != nullptr && family->ours;
+      g.needs_text = family != nullptr && family->needs_text;
+      g.reads_text = engines.ReadsText(g.spec);
+      g.weak_note = engines.WeakNote(g.spec, d->metric);
       g.optimizer = row.optimizer;
       g.precision = row.precision;
       d->groups.push_back(g);

@@ -28,6 +28,12 @@ struct Group {
   std::string precision;  // "" in results written before it was recorded
   bool dense = false;     // a dense baseline (EngineFamily::dense_baseline)
   bool external = false;  // run over the external-engine protocol (EngineFamily::external)
+  // What the registry says of the spec, asked once when the rows are grouped.
+  SpecFacts facts;
+  bool ours = false;        // our engine (EngineFamily::ours)
+  bool needs_text = false;  // its family trains on raw text only: a row of it marks text data
+  bool reads_text = false;  // it trains on raw text, without the shared featurizer
+  std::string weak_note;    // why it may score below half the best row on the metric, if known
   // Time to target over every ok repeat: one that never reached the target counts as +inf, so
   // the median is "not reached" when most missed; `missed` says how many did.
   Stat train_seconds, metric, time_to_target, samples_per_second, latency_p50, latency_p99, peak_rss_mb, cost,

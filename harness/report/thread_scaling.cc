@@ -78,7 +78,7 @@ std::vector<std::string> Limits(const Series& s) {
 
 }  // namespace
 
-std::string ThreadScaling(const DatasetGroups& d, const EngineRegistry& engines) {
+std::string ThreadScaling(const DatasetGroups& d) {
   std::vector<std::pair<std::string, std::string>> order;  // (engine, machine), first seen first
   std::map<std::pair<std::string, std::string>, Series> series;
   std::set<int> counts;
@@ -126,7 +126,7 @@ std::string ThreadScaling(const DatasetGroups& d, const EngineRegistry& engines)
     md += "\n";
     const std::vector<std::string> steps = Limits(s);
     if (steps.empty()) continue;
-    const std::string threads = engines.FactsOf(s.begin()->second->spec).threads_run;
+    const std::string threads = s.begin()->second->facts.threads_run;
     limits += fmt::format(
         "- `{}` ({}): {}. {}\n", key.first, key.second, fmt::join(steps, "; "),
         threads.empty() ? "What limits it is not recorded." : "On the threads: " + threads + ".");

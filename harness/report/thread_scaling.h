@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "engine/api/engine_family.h"
 #include "harness/report/summary.h"
 
 namespace sparsebench {
@@ -15,6 +14,6 @@ constexpr double kScalingEfficiency = 0.8;
 // one thread count, its samples/s and time to target at each count and its speed-up from the
 // fewest threads, and the steps that fall short of kScalingEfficiency with what the engine's
 // family says runs on the threads. "" when no engine ran at two thread counts on one machine.
-std::string ThreadScaling(const DatasetGroups& d, const EngineRegistry& engines);
+std::string ThreadScaling(const DatasetGroups& d);
 
 }  // namespace sparsebench

@@ -66,14 +66,14 @@ bool RunResults::Finished(const std::string& stem) const {
 }
 
 void RunResults::Add(const std::string& stem, const CellResult& r) {
-  WriteCellFile(r, (fs::path(dir_) / "cells" / (stem + ".json")).string());
-  cells_[stem + ".json"] = {r, std::nullopt};
+  cells_[stem + ".json"] = {
+      WriteCellFile(r, (fs::path(dir_) / "cells" / (stem + ".json")).string()), std::nullopt};
   ++added_since_write_;
   if (cells_.size() <= kRowsPerCell * added_since_write_ || clock_() - last_write_ >= 60)
     WriteFiles();
 }
 
-void RunResults::WriteFiles() {
+std::vector<CellResult> RunResults::Rows() const {
   std::vector<CellResult> rows;
   rows.reserve(cells_.size());
   for (const auto& [name, entry] : cells_) {
@@ -82,6 +82,11 @@ void RunResults::WriteFiles() {
   }
   SortByCellIndex(rows);
   ResolveTargets(rows, engines_);
+  return rows;
+}
+
+void RunResults::WriteFiles() {
+  const std::vector<CellResult> rows = Rows();
   WriteResultFiles(rows, dir_);
   ++counts_.writes;
   counts_.rows_written += rows.size();

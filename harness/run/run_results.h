@@ -36,6 +36,10 @@ class RunResults {
   // Writes DIR/cells/<stem>.json and keeps the result; then the result files when due.
   void Add(const std::string& stem, const CellResult& r);
 
+  // Every result, in cell order, targets resolved: what the report is written from. DataError
+  // naming a cell file in DIR that was not a cell result and no cell replaced.
+  std::vector<CellResult> Rows() const;
+
   // DIR/results.csv and DIR/curves.csv now. Until then, they are rewritten after a cell only
   // when that costs little beside the cells: when they have no more than kRowsPerCell rows
   // per cell added since their last writing, or a minute has passed since it. DataError

@@ -203,7 +203,7 @@ nlohmann::json ResumedContexts(const fs::path& file, const nlohmann::json& conte
 
 }  // namespace
 
-int RunMatrix(const RunOptions& o, const EngineRegistry& engines) {
+RunOutcome RunMatrix(const RunOptions& o, const EngineRegistry& engines) {
   // Everything the user gave is checked before --out is touched.
   Matrix matrix = ReadMatrix(o.matrix_path, engines);
   if (o.repeats > 0) {
@@ -246,10 +246,10 @@ int RunMatrix(const RunOptions& o, const EngineRegistry& engines) {
   context["shard"] = fmt::format("{}/{}", o.shard, o.shards);
   const std::vector<std::string> cell_env = CellEnvironment(std::getenv("GLIBC_TUNABLES"));
   context["cell_env"] = fmt::format("{}", fmt::join(cell_env, " "));
-  WriteFileAtomically((out / "context.json").string(),
-                      ResumedContexts(out / "context.json", context, o.resume)
-                              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                          "\n");
+  const nlohmann::json contexts = ResumedContexts(out / "context.json", context, o.resume);
+  WriteFileAtomically(
+      (out / "context.json").string(),
+      contexts.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   CellProgress progress(cells.size());
   RunResults results(o.out_dir, engines);  // the cells already there, read once
   int failed = 0;
@@ -293,12 +293,14 @@ int RunMatrix(const RunOptions& o, const EngineRegistry& engines) {
     failed += !row.ok();
     progress.End(row.ok() ? "ok" : row.status + ": " + row.reason, process.seconds);
   }
-  if (o.published_path.empty()) {
-    results.WriteFiles();
+  ReportInput input{results.Rows(), {}};
+  if (contexts.is_array()) {
+    input.contexts.assign(contexts.begin(), contexts.end());
   } else {
-    WriteReport({{o.out_dir}, o.out_dir, o.prices_path, o.published_path}, engines);
+    input.contexts.push_back(contexts);
   }
-  return failed;
+  WriteReport(input, {{o.out_dir}, o.out_dir, o.prices_path, o.published_path, o.plots}, engines);
+  return {failed, results.counts().cell_files_read};
 }
 
 }  // namespace sparsebench

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/api/engine_family.h"
 #include "harness/run/matrix.h"
 
 namespace sparsebench {
@@ -23,16 +24,24 @@ struct RunOptions {
   // finished cell is kept only when both matrices run it alike (CellRecipe).
   std::string previous_matrix_path;
   bool overwrite = false;  // remove the results --out holds (another matrix's, or an earlier run's)
-  std::string published_path;  // harness/published.csv: with it, the report is written too
+  std::string published_path;  // harness/published.csv ("": the report has no published table)
+  bool plots = true;           // the report's plots (gnuplot)
 };
 
-// Checks the matrix (its specs against `engines`) and options, then locks --out (RunDirLock) and decides what happens to
-// results already there (PrepareOutDir), before anything is written. Runs the matrix's cells
-// (this shard's), each in a child process under the matrix's time and memory limits, writing
-// OUT/cells/<cell>.json as each ends and regenerating OUT/results.csv and OUT/curves.csv; a
-// failed cell is a row with its status and reason. Then the report, still under the lock.
-// Returns the number of cells that did not end "ok".
-int RunMatrix(const RunOptions& options, const EngineRegistry& engines);
+// How a run ended: its cells that did not end "ok", and the cell files it read (those --resume
+// found in --out, each once, before any cell ran; none after).
+struct RunOutcome {
+  int failed = 0;
+  size_t cell_files_read = 0;
+};
+
+// Checks the matrix (its specs against `engines`) and options, then locks --out (RunDirLock)
+// and decides what happens to results already there (PrepareOutDir), before anything is
+// written. Runs the matrix's cells (this shard's), each in a child process under the matrix's
+// time and memory limits, writing OUT/cells/<cell>.json as each ends and regenerating
+// OUT/results.csv and OUT/curves.csv; a failed cell is a row with its status and reason. Then
+// the report, from the results held in memory, still under the lock.
+RunOutcome RunMatrix(const RunOptions& options, const EngineRegistry& engines);
 
 // The data files a cell trains and tests on.
 struct CellFiles {

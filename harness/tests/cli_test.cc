@@ -266,5 +266,33 @@ TEST(Cli, FailedSaveKeepsTheOldModel) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1);
 }
 
+// Issue 13: an unknown preset or scale = 1e9 aborted mid-run without a file and line, after
+// --out was made.
+TEST(Cli, BadMatrixIsRefusedBeforeOutIsMade) {
+  testing::TempDir dir;
+  const std::string matrix = dir.file("m.toml"), out = dir.file("out");
+  namespace fs = std::filesystem;
+  for (const std::string& bad : {std::string("preset = \"amazon670k\"\nscale = 1e9\n"),
+                                 std::string("preset = \"nope\"\n")}) {
+    std::ofstream(matrix) << "[[datasets]]\n" << bad << "engines = [ { spec = \"blas\" } ]\n";
+    const Result r =
+        RunCli("run --matrix " + matrix + " --out " + out + " --data " + dir.file("data"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("error: " + matrix + ":"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(out)) << r.output;
+    EXPECT_FALSE(fs::exists(dir.file("data"))) << r.output;
+  }
+  std::ofstream(matrix) << "[[datasets]]\npreset = \"yelp\"\nengines = [ { spec = \"blas\" } ]\n";
+  const Result many = RunCli("run --matrix " + matrix + " --out " + out + " --repeats 1000000000");
+  EXPECT_EQ(many.exit_code, 2) << many.output;
+  EXPECT_FALSE(fs::exists(out));
+  std::ofstream(dir.file("file")) << "x";
+  const Result file = RunCli("run --matrix " + matrix + " --out " + dir.file("file"));
+  EXPECT_EQ(file.exit_code, 2) << file.output;
+  EXPECT_NE(file.output.find("error: " + dir.file("file") + ": exists and is not a directory"),
+            std::string::npos)
+      << file.output;
+}
+
 }  // namespace
 }  // namespace sparsebench

@@ -361,29 +361,6 @@ TEST(RunMatrix, ResumeAfterAnEditRunsOnlyTheChangedCells) {
       << output;
 }
 
-// Issue 13: an unknown preset or scale = 1e9 aborted mid-run without a file and line, after
-// --out was made.
-TEST(RunMatrix, BadMatrixIsRefusedBeforeOutIsMade) {
-  testing::TempDir dir;
-  const std::string matrix = dir.file("m.toml"), out = dir.file("out");
-  for (const std::string& bad : {std::string("preset = \"amazon670k\"\nscale = 1e9\n"), std::string("preset = \"nope\"\n")}) {
-    std::ofstream(matrix) << "[[datasets]]\n" << bad << "engines = [ { spec = \"blas\" } ]\n";
-    const auto [code, output] = RunBinaryOutput({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--data", dir.file("data")});
-    EXPECT_EQ(code, 2) << output;
-    EXPECT_NE(output.find("error: " + matrix + ":"), std::string::npos) << output;
-    EXPECT_FALSE(fs::exists(out)) << output;
-    EXPECT_FALSE(fs::exists(dir.file("data"))) << output;
-  }
-  std::ofstream(matrix) << "[[datasets]]\npreset = \"yelp\"\nengines = [ { spec = \"blas\" } ]\n";
-  const auto [code, output] = RunBinaryOutput({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", out, "--repeats", "1000000000"});
-  EXPECT_EQ(code, 2) << output;
-  EXPECT_FALSE(fs::exists(out));
-  std::ofstream(dir.file("file")) << "x";
-  const auto [file_code, file_output] = RunBinaryOutput({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", dir.file("file")});
-  EXPECT_EQ(file_code, 2) << file_output;
-  EXPECT_NE(file_output.find("error: " + dir.file("file") + ": exists and is not a directory"), std::string::npos) << file_output;
-}
-
 TEST(RunMatrix, ShardsMergeIntoOneReport) {
   testing::TempDir dir;
   const std::string matrix = dir.file("m.toml");

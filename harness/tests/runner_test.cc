@@ -11,9 +11,11 @@
 #include <nlohmann/json.hpp>
 
 #include "baselines/temp_dir.h"
+#include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/cli/engines.h"
 #include "harness/record/results_csv.h"
+#include "harness/report/report.h"
 #include "harness/run/matrix.h"
 
 namespace sparsebench {
@@ -31,6 +33,7 @@ RunOptions ScriptedRun(const testing::TempDir& dir, const std::string& matrix,
   o.out_dir = dir.file("out");
   o.data_dir = dir.file("data");
   o.binary = child;
+  o.plots = false;
   return o;
 }
 
@@ -119,7 +122,7 @@ case "$3" in
   *) echo '{"status":"ok","spec":"sparse","train_seconds":1.5,"metric_value":0.5}';;
 esac
 )sh");
-  EXPECT_EQ(RunMatrix(o, BuiltinEngines()), 2);
+  EXPECT_EQ(RunMatrix(o, BuiltinEngines()).failed, 2);
   const std::vector<CellResult> rows = ReadResultsCsv(o.out_dir + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].status, "oom");
@@ -151,12 +154,74 @@ TEST(RunMatrix, CellsGetMallocOnHugePagesUnlessTheUserSetTunables) {
       ScriptedRun(dir, matrix,
                   "#!/bin/sh\necho \"$GLIBC_TUNABLES\" > " + seen +
                       "\necho '{\"status\":\"ok\",\"spec\":\"blas\",\"train_seconds\":1}'\n");
-  ASSERT_EQ(RunMatrix(o, BuiltinEngines()), 0);
+  ASSERT_EQ(RunMatrix(o, BuiltinEngines()).failed, 0);
   std::string value;
   std::getline(std::ifstream(seen), value);
   EXPECT_EQ(value, "glibc.malloc.hugetlb=1");
   const nlohmann::json context = nlohmann::json::parse(std::ifstream(o.out_dir + "/context.json"));
   EXPECT_EQ(context["cell_env"], "GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
+}
+
+// A finished run writes its files from the results it holds: no cell file is read after the
+// cells end. The last cell overwrites the first one's file with garbage; the run's report
+// still has the first cell's figures, and only `sparsebench report`, which reads the files,
+// meets the garbage. A resumed run reads each file once, before any cell runs.
+TEST(RunMatrix, ItsFilesComeFromTheResultsItHoldsNotFromTheCellFiles) {
+  testing::TempDir dir;
+  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml");
+  std::ofstream(data) << "1 2 2\n0 0:1\n";
+  std::ofstream(matrix) << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \""
+                        << data << "\"\ntest = \"" << data
+                        << "\"\nengines = [ { spec = \"blas\" }, { spec = \"torch\" } ]\n";
+  const std::string first = dir.file("out") + "/cells/d__blas__t1__r1.json";
+  RunOptions o = ScriptedRun(dir, matrix,
+                             "#!/bin/sh\n[ \"$3\" = torch ] && echo garbage > " + first +
+                                 "\necho '{\"status\":\"ok\",\"spec\":\"'$3'\","
+                                 "\"train_seconds\":1.25,\"metric_value\":0.5}'\n");
+  const RunOutcome fresh = RunMatrix(o, BuiltinEngines());
+  EXPECT_EQ(fresh.failed, 0);
+  EXPECT_EQ(fresh.cell_files_read, 0u);
+  const std::vector<CellResult> rows = ReadResultsCsv(o.out_dir + "/results.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].spec, "blas");
+  EXPECT_EQ(rows[0].train_seconds, 1.25);
+  std::ifstream report(o.out_dir + "/report.md");
+  const std::string md((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(md.find("| `blas` |"), std::string::npos) << md;
+  EXPECT_THROW(WriteReport({{o.out_dir}, dir.file("again"), "", "", false}, BuiltinEngines()),
+               DataError);
+
+  o.resume = true;  // the garbage is a cell that did not finish: it runs again, the other not
+  const RunOutcome resumed = RunMatrix(o, BuiltinEngines());
+  EXPECT_EQ(resumed.failed, 0);
+  EXPECT_EQ(resumed.cell_files_read, 2u);
+}
+
+// The report of a run is the report of its directory: `sparsebench report DIR` writes the
+// run's report.md byte for byte.
+TEST(RunMatrix, ItsReportIsWhatReportWritesFromItsDirectory) {
+  testing::TempDir dir;
+  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml");
+  std::ofstream(data) << "1 2 2\n0 0:1\n";
+  std::ofstream(matrix) << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \""
+                        << data << "\"\ntest = \"" << data
+                        << "\"\ntarget = \"dense-1pt\"\nengines = [ { spec = \"blas\" }, "
+                           "{ spec = \"sparse\" } ]\n";
+  // A failed cell's reason quotes its log, whose bytes need not be UTF-8.
+  const RunOptions o = ScriptedRun(
+      dir, matrix,
+      "#!/bin/sh\nif [ \"$3\" = sparse ]; then printf 'error: cannot read \\377 here\\n' >&2; "
+      "exit 1; fi\necho '{\"status\":\"ok\",\"spec\":\"'$3'\",\"train_seconds\":0.1234567891234,"
+      "\"metric_value\":0.3,\"curve\":[[0.1,1,0.3,null,null]]}'\n");
+  ASSERT_EQ(RunMatrix(o, BuiltinEngines()).failed, 1);
+  WriteReport({{o.out_dir}, dir.file("again"), "", "", false}, BuiltinEngines());
+  for (const char* file : {"/report.md", "/results.csv", "/curves.csv"}) {
+    std::ifstream a(o.out_dir + file), b(dir.file("again") + file);
+    const std::string run((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
+    const std::string report((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+    EXPECT_FALSE(run.empty()) << file;
+    EXPECT_EQ(run, report) << file;
+  }
 }
 
 }  // namespace

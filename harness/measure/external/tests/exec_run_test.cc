@@ -62,7 +62,7 @@ engines = [
   o.out_dir = dir.file("out");
   o.data_dir = dir.file("data");
   o.binary = SPARSEBENCH_BINARY;
-  EXPECT_EQ(RunMatrix(o, BuiltinEngines()), 4);
+  EXPECT_EQ(RunMatrix(o, BuiltinEngines()).failed, 4);
   const auto rows = ReadResultsCsv(o.out_dir + "/results.csv");
   ASSERT_EQ(rows.size(), 6u);
   EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
