@@ -41,7 +41,7 @@ const std::string& Baseline() {
         r.name = engine;
         r.threads = 2;
         r.repeat = repeat;
-        r.status = "ok";
+        r.status = CellStatus::kOk;
         r.machine = "m";
         r.train_seconds = engine == std::string("sparse") ? 1.5 : 10;
         r.metric_value = 0.5;

@@ -26,7 +26,7 @@ CellResult Cell(size_t i) {
   r.spec = "sparse:hidden=128,out_sparsity=0.05";
   r.threads = 2;
   r.repeat = static_cast<int64_t>(i);
-  r.status = "ok";
+  r.status = CellStatus::kOk;
   r.machine = "AMD EPYC, 2 cores";
   r.metric = "p_at_1";
   r.target_rule = "dense-1pt";

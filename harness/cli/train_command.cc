@@ -124,12 +124,12 @@ void RunTrain(const TrainArgs& args, const EngineRegistry& engines) {
   measured.learner->Finish();
   r.context = learner.context();
   r.peak_rss_mb = CellPeakMemoryMb(r.context);
-  r.status = "ok";
+  r.status = CellStatus::kOk;
   WriteChildLine(r, stdout);
 }
 
 // A result line saying why the cell failed: the runner's row then has the child's status.
-void FailedLine(const std::string& status, const std::string& reason, const std::string& spec) {
+void FailedLine(CellStatus status, const std::string& reason, const std::string& spec) {
   CellResult r = FailedCell(status, reason);
   r.spec = spec;
   WriteChildLine(r, stdout);
@@ -205,7 +205,7 @@ void AddTrainCommand(CLI::App& app, NumberOptions& numbers, const EngineRegistry
       FailedLine(fault.status(), fault.what(), args->engine);
       throw;
     } catch (const std::bad_alloc&) {
-      FailedLine("oom", "out of memory (std::bad_alloc)", args->engine);
+      FailedLine(CellStatus::kOom, "out of memory (std::bad_alloc)", args->engine);
       throw;
     }
   });

@@ -243,8 +243,8 @@ Measurement TrainAndMeasure(const LearnerFactory& make, Dataset& train, const Da
   r.model_bytes = learner->model_bytes();
   r.epochs_trained = work.epoch();
   if (s.train_budget_seconds > 0) r.train_budget_seconds = s.train_budget_seconds;
-  if (over_budget) r.stopped_by = "budget";
-  if (plateau.stopped() && !over_budget) r.stopped_by = "plateau";
+  if (over_budget) r.stopped_by = StopReason::kBudget;
+  if (plateau.stopped() && !over_budget) r.stopped_by = StopReason::kPlateau;
   if (plateau.active()) {
     r.holdout_rows = plateau.rows();
     r.patience_epochs = s.patience;

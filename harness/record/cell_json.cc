@@ -50,6 +50,20 @@ class Reader {
     if (!v.is_string()) Fail(fmt::format("'{}' must be a string", c.name));
     to = v.get<std::string>();
   }
+  void Set(CellStatus& to, const nlohmann::json& v, const Column& c) const {
+    std::string text;
+    Set(text, v, c);
+    const auto status = ParseCellStatus(text);
+    if (!status) Fail(fmt::format("'{}' is '{}', not one of {}", c.name, text, CellStatusTexts()));
+    to = *status;
+  }
+  void Set(StopReason& to, const nlohmann::json& v, const Column& c) const {
+    std::string text;
+    Set(text, v, c);
+    const auto reason = ParseStopReason(text);
+    if (!reason) Fail(fmt::format("'{}' is '{}', not one of {}", c.name, text, StopReasonTexts()));
+    to = *reason;
+  }
   void Set(std::optional<double>& to, const nlohmann::json& v, const Column& c) const {
     if (v.is_null()) return;
     if (!v.is_number()) Fail(fmt::format("'{}' must be a number", c.name));
@@ -100,8 +114,11 @@ nlohmann::json ToJson(const CellResult& r) {
     std::visit(
         [&](auto member) {
           const auto& v = r.*member;
-          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string>) {
             if (!v.empty()) j[std::string(c.name)] = v;
+          } else if constexpr (std::is_enum_v<T>) {
+            if (!Text(v).empty()) j[std::string(c.name)] = Text(v);
           } else if (v) {
             j[std::string(c.name)] = *v;
           }

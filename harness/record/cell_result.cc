@@ -6,7 +6,7 @@
 
 namespace sparsebench {
 
-CellResult FailedCell(const std::string& status, const std::string& reason) {
+CellResult FailedCell(CellStatus status, const std::string& reason) {
   CellResult r;
   r.status = status;
   r.reason = reason;
@@ -105,6 +105,8 @@ std::string ColumnText(const CellResult& r, const Column& column) {
     std::string operator()(std::optional<uint64_t> CellResult::*m) const {
       return r.*m ? std::to_string(*(r.*m)) : "";
     }
+    std::string operator()(CellStatus CellResult::*m) const { return std::string(Text(r.*m)); }
+    std::string operator()(StopReason CellResult::*m) const { return std::string(Text(r.*m)); }
   };
   return std::visit(Visitor{r, column.exact}, column.member);
 }

@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include "harness/record/cell_status.h"
+
 namespace sparsebench {
 
 // One point of a time-to-accuracy curve (any figure may be missing in a file from elsewhere).
@@ -30,7 +32,8 @@ struct CellResult {
   std::string optimizer;
   std::string precision;  // the number formats it trained in (TrainSettings::precision)
   std::optional<int64_t> threads, repeat;
-  std::string status, reason, machine, instance;
+  CellStatus status = CellStatus::kNone;
+  std::string reason, machine, instance;
   std::optional<double> price_per_hour, load_seconds, train_seconds, time_to_target_seconds;
   std::string metric;
   std::optional<double> metric_value, target;
@@ -40,7 +43,7 @@ struct CellResult {
   std::optional<uint64_t> model_bytes, epochs;
   std::optional<uint64_t> test_rows;  // the rows the final metric was computed over
   std::optional<double> epochs_trained, train_budget_seconds;
-  std::string stopped_by;  // "budget", "plateau", or "" (the engine's epochs ran out)
+  StopReason stopped_by = StopReason::kEpochs;
   // The plateau rule: training rows held out and scored at each epoch's end, the epochs
   // without a new best that stop training, and the epoch of the best.
   std::optional<uint64_t> holdout_rows, patience_epochs;
@@ -57,17 +60,18 @@ struct CellResult {
   nlohmann::json epoch_details = nlohmann::json::array();  // the engine's own figures, per epoch
   std::map<std::string, std::string> context;              // the engine's build and threading
 
-  bool ok() const { return status == "ok"; }
+  bool ok() const { return status == CellStatus::kOk; }
 };
 
 // A cell that ended without its figures: its status and why.
-CellResult FailedCell(const std::string& status, const std::string& reason);
+CellResult FailedCell(CellStatus status, const std::string& reason);
 
 // One field of CellResult under its name in the files.
 struct Column {
   using Member =
       std::variant<std::string CellResult::*, std::optional<double> CellResult::*,
-                   std::optional<int64_t> CellResult::*, std::optional<uint64_t> CellResult::*>;
+                   std::optional<int64_t> CellResult::*, std::optional<uint64_t> CellResult::*,
+                   CellStatus CellResult::*, StopReason CellResult::*>;
   std::string_view name;
   Member member;
   bool in_csv = true;  // a column of results.csv (in table order); else in the JSON files only

@@ -41,6 +41,18 @@ struct FieldSetter {
     r.*m = Number(field);
     return r.*m ? "" : fmt::format("'{}' must be a number", c.name);
   }
+  std::string operator()(CellStatus CellResult::*m) const {
+    const auto status = ParseCellStatus(field);
+    if (status) r.*m = *status;
+    return status ? ""
+                  : fmt::format("'{}' is '{}', not one of {}", c.name, field, CellStatusTexts());
+  }
+  std::string operator()(StopReason CellResult::*m) const {
+    const auto reason = ParseStopReason(field);
+    if (reason) r.*m = *reason;
+    return reason ? ""
+                  : fmt::format("'{}' is '{}', not one of {}", c.name, field, StopReasonTexts());
+  }
   template <typename Int>
   std::string operator()(std::optional<Int> CellResult::*m) const {
     if (field.empty()) return "";

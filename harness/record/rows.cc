@@ -42,7 +42,7 @@ void ResolveTargets(std::vector<CellResult>& rows, const EngineRegistry& engines
     if (r.ok() && engines.IsDenseBaseline(r.spec) && r.metric_value) {
       auto& [finals, stopped] = dense[r.dataset][r.name];
       finals.push_back(*r.metric_value);
-      stopped |= r.stopped_by == "budget";
+      stopped |= r.stopped_by == StopReason::kBudget;
     }
   }
   // The best median final of the dense baselines that trained to their end (their epochs or

@@ -52,7 +52,7 @@ Side Collect(const std::vector<CellResult>& rows, bool ratio, const std::string&
     const Key key{r.dataset, r.name, static_cast<int>(r.threads.value_or(0))};
     side.machines.insert(r.machine);
     if (!r.ok()) {
-      side.failures[key] = r.status + ": " + r.reason;
+      side.failures[key] = std::string(Text(r.status)) + ": " + r.reason;
       continue;
     }
     // An ok row must say how long it trained and how well: a missing or NaN value would

@@ -156,7 +156,7 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
     Group& g = datasets[it->second.first].groups[it->second.second];
     ++g.runs;
     if (!row.ok()) {
-      g.failure = text(row.status, "?") + ": " + row.reason;
+      g.failure = text(std::string(Text(row.status)), "?") + ": " + row.reason;
       continue;
     }
     ++g.ok;
@@ -174,8 +174,8 @@ std::vector<DatasetGroups> GroupRows(const std::vector<CellResult>& rows,
     Add(g.active_recall, Number(row.active_recall_at_5));
     Add(g.label_recall, Number(row.label_recall));
     Add(g.epochs_trained, Number(row.epochs_trained));
-    g.budget_stops += row.stopped_by == "budget";
-    g.plateau_stops += row.stopped_by == "plateau";
+    g.budget_stops += row.stopped_by == StopReason::kBudget;
+    g.plateau_stops += row.stopped_by == StopReason::kPlateau;
     if (g.ok == 1) {
       g.holdout_rows = row.holdout_rows.value_or(0);
       g.patience_epochs = row.patience_epochs.value_or(0);

@@ -119,7 +119,7 @@ CellResult CellOutcome(const ProcessResult& process, const fs::path& out, const 
   if (!process.stopped_by.empty()) {
     const bool timeout = process.stopped_by == "timeout";
     return FailedCell(
-        timeout ? "timeout" : "oom",
+        timeout ? CellStatus::kTimeout : CellStatus::kOom,
         timeout ? fmt::format("killed after {:.1f} s, the matrix's max_seconds", process.seconds)
                 : fmt::format("killed at {:.0f} MB resident, over the matrix's max_memory_mb",
                               process.peak_rss_mb));
@@ -127,20 +127,23 @@ CellResult CellOutcome(const ProcessResult& process, const fs::path& out, const 
   std::string last_error = FileTail(log, 2000);
   if (const size_t at = last_error.rfind("error:"); at != std::string::npos) last_error = last_error.substr(at);
   while (!last_error.empty() && last_error.back() == '\n') last_error.pop_back();
-  if (process.signal != 0) return FailedCell("crash", process.Describe() + "; " + last_error);
+  if (process.signal != 0)
+    return FailedCell(CellStatus::kCrash, process.Describe() + "; " + last_error);
   std::optional<CellResult> line;
   try {
     line = ReadChildLine(out.string());
   } catch (const DataError& e) {
-    return FailedCell("error", std::string("the result line is not a cell result: ") + e.what());
+    return FailedCell(CellStatus::kError,
+                      std::string("the result line is not a cell result: ") + e.what());
   }
   if (process.exit_code != 0) {
-    if (line && !line->status.empty() && !line->ok() && !line->reason.empty())
+    if (line && line->status != CellStatus::kNone && !line->ok() && !line->reason.empty())
       return FailedCell(line->status, line->reason);
-    return FailedCell("error", process.Describe() + ": " + last_error);
+    return FailedCell(CellStatus::kError, process.Describe() + ": " + last_error);
   }
-  if (!line) return FailedCell("error", "no result line on stdout");
-  if (line->status.empty()) return FailedCell("error", "the result line has no status");
+  if (!line) return FailedCell(CellStatus::kError, "no result line on stdout");
+  if (line->status == CellStatus::kNone)
+    return FailedCell(CellStatus::kError, "the result line has no status");
   return *line;
 }
 
@@ -291,7 +294,8 @@ RunOutcome RunMatrix(const RunOptions& o, const EngineRegistry& engines) {
     AddCellFields(row, cell, context, pricing, process.seconds);
     results.Add(stem.filename().string(), row);
     failed += !row.ok();
-    progress.End(row.ok() ? "ok" : row.status + ": " + row.reason, process.seconds);
+    progress.End(row.ok() ? "ok" : std::string(Text(row.status)) + ": " + row.reason,
+                 process.seconds);
   }
   ReportInput input{results.Rows(), {}};
   if (contexts.is_array()) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "datasets/data_error.h"
 #include "datasets/tests/test_paths.h"
 #include "harness/cli/engines.h"
 #include "harness/record/cell_json.h"
@@ -33,13 +34,16 @@ CellResult Full() {
             r.*member = "text, \"" + std::to_string(i) + "\"";
           } else if constexpr (std::is_same_v<T, std::optional<double>>) {
             r.*member = i + 0.25;
+          } else if constexpr (std::is_enum_v<T>) {
+            r.*member = T{};  // set below
           } else {
             r.*member = i;
           }
         },
         c.member);
   }
-  r.status = "ok";
+  r.status = CellStatus::kOk;
+  r.stopped_by = StopReason::kPlateau;
   r.target_rule = "dense-1pt";
   r.curve = {{0.5, 1.0, 0.25, std::nullopt, 0.75}, {1.5, 2.0, 0.5, 0.125, std::nullopt}};
   r.epoch_details = {{{"epoch", 1}, {"seconds_gemm", 0.5}}};
@@ -71,9 +75,34 @@ TEST(ResultRecord, EveryColumnSurvivesEachFormat) {
   EXPECT_EQ(CurvesCsvText(back), CurvesCsvText({r}));
 }
 
+// A status and a stop reason are one of the texts of their table, read back as written; a file
+// naming another is refused with the file and the texts it may hold.
+TEST(ResultRecord, StatusAndStopReasonAreOneOfTheirTexts) {
+  for (CellStatus s :
+       {CellStatus::kNone, CellStatus::kOk, CellStatus::kError, CellStatus::kTimeout,
+        CellStatus::kOom, CellStatus::kCrash, CellStatus::kInvalid, CellStatus::kProtocolError})
+    EXPECT_EQ(ParseCellStatus(Text(s)), s) << s;
+  for (StopReason s : {StopReason::kEpochs, StopReason::kBudget, StopReason::kPlateau})
+    EXPECT_EQ(ParseStopReason(Text(s)), s) << s;
+  EXPECT_EQ(Text(CellStatus::kProtocolError), "protocol_error");
+  EXPECT_FALSE(ParseCellStatus("OK"));
+  try {
+    ParseCellFile(R"({"status":"fine"})", "cells/x.json");
+    ADD_FAILURE() << "a status of no table was read";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("cells/x.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'status' is 'fine', not one of ok, error, timeout"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(ParseCellFile(R"({"status":"ok","stopped_by":"tired"})", "c.json"), DataError);
+  const std::string csv = "dataset,engine,threads,status,stopped_by\nd,e,1,ok,stalled\n";
+  EXPECT_THROW(ParseResultsCsv(ParseCsv(csv, "results.csv"), "results.csv"), DataError);
+}
+
 TEST(ResultRecord, TimeToTargetIsTheFirstPointAtTheTarget) {
   CellResult r;
-  r.status = "ok";
+  r.status = CellStatus::kOk;
   r.price_per_hour = 3.6;
   r.train_seconds = 100;
   r.curve = {{10.0, 1.0, 0.2}, {20.0, 2.0, std::nullopt}, {30.0, 3.0, 0.4}, {40.0, 4.0, 0.5}};
@@ -87,7 +116,7 @@ TEST(ResultRecord, TimeToTargetIsTheFirstPointAtTheTarget) {
   EXPECT_FALSE(r.cost_to_target_usd);
   SetTarget(r, NAN);
   EXPECT_FALSE(r.target);
-  r.status = "crash";
+  r.status = CellStatus::kCrash;
   SetCosts(r);
   EXPECT_FALSE(r.cost_usd);
 }
@@ -109,7 +138,7 @@ TEST(RunResults, PerCellOverheadStaysFlat) {
     r.dataset = "d";
     r.name = "e";
     r.threads = 1;
-    r.status = "ok";
+    r.status = CellStatus::kOk;
     results.Add("c" + std::to_string(i), r);
     rows_after.push_back(results.counts().rows_written);
   }
@@ -134,7 +163,7 @@ TEST(RunResults, AMinuteWithoutWritingRewritesTheFiles) {
   RunResults results(dir.file("run"), BuiltinEngines(), [&] { return now; });
   CellResult r;
   r.dataset = "d";
-  r.status = "ok";
+  r.status = CellStatus::kOk;
   for (int i = 0; i < 300; ++i) results.Add("c" + std::to_string(i), r);
   const size_t writes = results.counts().writes;
   results.Add("c300", r);

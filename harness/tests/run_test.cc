@@ -114,10 +114,10 @@ TEST(RunMatrix, KilledCellIsReportedAndResumeCompletesTheMatrix) {
 
   auto rows = ReadResultsCsv(out + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0].status, "ok");
-  EXPECT_EQ(rows[1].status, "crash");
+  EXPECT_EQ(rows[0].status, CellStatus::kOk);
+  EXPECT_EQ(rows[1].status, CellStatus::kCrash);
   EXPECT_NE(rows[1].reason.find("signal 9"), std::string::npos) << rows[1].reason;
-  EXPECT_EQ(rows[2].status, "ok");
+  EXPECT_EQ(rows[2].status, CellStatus::kOk);
   const auto first_time = fs::last_write_time(out + "/cells/amazon670k__first__t1__r1.json");
 
   std::vector<std::string> resume = command;
@@ -125,7 +125,7 @@ TEST(RunMatrix, KilledCellIsReportedAndResumeCompletesTheMatrix) {
   EXPECT_EQ(RunBinary(resume), 0);
   rows = ReadResultsCsv(out + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
-  for (const auto& row : rows) EXPECT_EQ(row.status, "ok") << row.cell_id;
+  for (const auto& row : rows) EXPECT_EQ(row.status, CellStatus::kOk) << row.cell_id;
   EXPECT_EQ(fs::last_write_time(out + "/cells/amazon670k__first__t1__r1.json"), first_time);  // skipped
   EXPECT_TRUE(fs::exists(out + "/report.md"));
 }
@@ -143,7 +143,7 @@ TEST(RunMatrix, TimeLimitBecomesATimeoutRow) {
   ASSERT_EQ(RunBinary({SPARSEBENCH_BINARY, "run", "--matrix", quick, "--out", dir.file("quick"), "--data", dir.file("data")}), 0);
   double slowest = 0;
   for (const auto& row : ReadResultsCsv(dir.file("quick") + "/results.csv")) {
-    ASSERT_EQ(row.status, "ok") << row.reason;
+    ASSERT_EQ(row.status, CellStatus::kOk) << row.reason;
     slowest = std::max(slowest, row.cell_seconds.value_or(NAN));
   }
   const double limit = std::max(2.0, 10 * slowest);
@@ -153,11 +153,11 @@ TEST(RunMatrix, TimeLimitBecomesATimeoutRow) {
   EXPECT_EQ(RunBinary({SPARSEBENCH_BINARY, "run", "--matrix", matrix, "--out", dir.file("out"), "--data", dir.file("data")}), 0);
   const auto rows = ReadResultsCsv(dir.file("out") + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
-  EXPECT_EQ(rows[1].status, "timeout") << rows[1].reason;
+  EXPECT_EQ(rows[0].status, CellStatus::kOk) << rows[0].reason;
+  EXPECT_EQ(rows[1].status, CellStatus::kTimeout) << rows[1].reason;
   EXPECT_NE(rows[1].reason.find("the matrix's max_seconds"), std::string::npos) << rows[1].reason;
   EXPECT_GE(rows[1].cell_seconds.value_or(NAN), limit);
-  EXPECT_EQ(rows[2].status, "ok") << rows[2].reason;
+  EXPECT_EQ(rows[2].status, CellStatus::kOk) << rows[2].reason;
 }
 
 // Issue 13: two runs into one --out ran at once, each skewing the other's timings.

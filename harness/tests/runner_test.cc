@@ -125,12 +125,12 @@ esac
   EXPECT_EQ(RunMatrix(o, BuiltinEngines()).failed, 2);
   const std::vector<CellResult> rows = ReadResultsCsv(o.out_dir + "/results.csv");
   ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0].status, "oom");
+  EXPECT_EQ(rows[0].status, CellStatus::kOom);
   EXPECT_EQ(rows[0].reason, "out of memory (std::bad_alloc)");
-  EXPECT_EQ(rows[1].status, "error");
+  EXPECT_EQ(rows[1].status, CellStatus::kError);
   EXPECT_NE(rows[1].reason.find("cannot open /data/bad_alloc.txt"), std::string::npos)
       << rows[1].reason;
-  EXPECT_EQ(rows[2].status, "ok");
+  EXPECT_EQ(rows[2].status, CellStatus::kOk);
   EXPECT_EQ(rows[2].spec, "sparse");
   EXPECT_EQ(rows[2].train_seconds, 1.5);
 }

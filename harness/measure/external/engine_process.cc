@@ -112,7 +112,7 @@ EngineProcess::EngineProcess(const std::vector<std::string>& argv,
         keeper, std::strerror(subreaper_error_)));
   }
   if (exec_error_ != 0 || engine_ < 0) {
-    throw EngineFault("error",
+    throw EngineFault(CellStatus::kError,
                       fmt::format("cannot run engine {} ({}): {}", name_, CommandLine(argv),
                                   std::strerror(exec_error_ ? exec_error_ : ECHILD)));
   }
@@ -177,7 +177,7 @@ void EngineProcess::Send(std::string_view message, std::string_view op) {
     pollfd p{socket_, POLLOUT, 0};
     if (poll(&p, 1, 200) == 0) {
       if (SecondsSince(start) > 60) {
-        throw EngineFault("timeout",
+        throw EngineFault(CellStatus::kTimeout,
                           fmt::format("engine {} read none of its input for 60 s", name_));
       }
       continue;
@@ -187,8 +187,8 @@ void EngineProcess::Send(std::string_view message, std::string_view op) {
     if (n > 0) {
       sent += static_cast<size_t>(n);
     } else if (errno != EAGAIN && errno != EINTR) {
-      throw EngineFault(
-          "crash", fmt::format("engine {} {} before reading {}", name_, ExitDescription(), op));
+      throw EngineFault(CellStatus::kCrash, fmt::format("engine {} {} before reading {}", name_,
+                                                        ExitDescription(), op));
     }
   }
 }
@@ -206,26 +206,28 @@ nlohmann::json EngineProcess::Receive(double deadline_seconds, std::string_view 
       nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
       if (message.is_discarded() || !message.is_object() || !message.contains("op") ||
           !message["op"].is_string()) {
-        throw EngineFault("protocol_error",
+        throw EngineFault(CellStatus::kProtocolError,
                           fmt::format("engine {} wrote a line that is not a protocol message while "
                                       "the harness waited for {}: {}",
                                       name_, awaiting, Quote(line)));
       }
       if (message["op"] == "error") {
-        throw EngineFault("error", fmt::format("engine {} reported an error: {}", name_,
-                                               message.value("message", message.dump())));
+        throw EngineFault(CellStatus::kError,
+                          fmt::format("engine {} reported an error: {}", name_,
+                                      message.value("message", message.dump())));
       }
       return message;
     }
     if (buffer_.size() > max_line_bytes) {
-      throw EngineFault("protocol_error", fmt::format("engine {} wrote more than {} bytes without "
-                                                      "a line end while the harness waited for {}",
-                                                      name_, max_line_bytes, awaiting));
+      throw EngineFault(CellStatus::kProtocolError,
+                        fmt::format("engine {} wrote more than {} bytes without "
+                                    "a line end while the harness waited for {}",
+                                    name_, max_line_bytes, awaiting));
     }
     const double waited = SecondsSince(start);
     if (deadline_seconds > 0 && waited > deadline_seconds) {
-      throw EngineFault("timeout", fmt::format("engine {} sent no {} within {} s", name_, awaiting,
-                                               deadline_seconds));
+      throw EngineFault(CellStatus::kTimeout, fmt::format("engine {} sent no {} within {} s", name_,
+                                                          awaiting, deadline_seconds));
     }
     if (SecondsSince(last_sample) > 0.2) Sample(), last_sample = Clock::now();
     pollfd p{socket_, POLLIN, 0};
@@ -235,8 +237,8 @@ nlohmann::json EngineProcess::Receive(double deadline_seconds, std::string_view 
     if (n > 0) {
       buffer_.append(chunk, static_cast<size_t>(n));
     } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-      throw EngineFault("crash", fmt::format("engine {} {} before sending {}", name_,
-                                             ExitDescription(), awaiting));
+      throw EngineFault(CellStatus::kCrash, fmt::format("engine {} {} before sending {}", name_,
+                                                        ExitDescription(), awaiting));
     }
   }
 }

@@ -120,7 +120,7 @@ ExecLearner::~ExecLearner() = default;
 nlohmann::json ExecLearner::Expect(const std::string& op, double deadline, size_t max_line) const {
   nlohmann::json message = process_->Receive(deadline, op, max_line);
   if (message["op"] != op) {
-    throw EngineFault("protocol_error",
+    throw EngineFault(CellStatus::kProtocolError,
                       fmt::format("engine {} sent {} where the protocol expects {}", spec(),
                                   message["op"].get<std::string>(), op));
   }
@@ -135,7 +135,7 @@ void ExecLearner::Stage(const Dataset& train) {
   protocol_ = Field<int64_t>(hello, "protocol", -1, spec());
   if (protocol_ != 1 && protocol_ != kProtocolVersion) {
     throw EngineFault(
-        "protocol_error",
+        CellStatus::kProtocolError,
         fmt::format("engine {} speaks protocol version {}; this harness speaks 1 and {}", spec(),
                     protocol_, kProtocolVersion));
   }
@@ -165,7 +165,7 @@ void ExecLearner::Stage(const Dataset& train) {
   const auto epochs = Field<int64_t>(loaded, "epochs", 0, spec());
   if (epochs < 1 || epochs > 100000) {
     throw EngineFault(
-        "protocol_error",
+        CellStatus::kProtocolError,
         fmt::format("engine {} will train {} epochs; loaded must say 1 or more", spec(), epochs));
   }
   settings_ = {Field<uint32_t>(loaded, "batch", 0, spec()),
@@ -216,7 +216,7 @@ bool ExecLearner::TrainEpoch(uint64_t epoch, uint64_t rows, const std::vector<ui
     const auto paused_rows = Field<int64_t>(pause, "rows", -1, spec());
     if (paused_epoch != static_cast<int64_t>(epoch) || paused_rows != static_cast<int64_t>(at)) {
       throw EngineFault(
-          "protocol_error",
+          CellStatus::kProtocolError,
           fmt::format(
               "engine {} paused at epoch {} rows {}; the plan's next pause is epoch {} rows {}",
               spec(), paused_epoch, paused_rows, epoch, at));
@@ -282,7 +282,7 @@ void ExecLearner::Finish() {
   Enter(Phase::kAfter);
   if (left > 0) {
     throw EngineFault(
-        "protocol_error",
+        CellStatus::kProtocolError,
         fmt::format(
             "engine {} left {} process(es) running after quit (stopped: SIGTERM, then SIGKILL)",
             spec(), left));

@@ -10,7 +10,7 @@ namespace sparsebench {
 TopK ParsePredictions(const nlohmann::json& reply, size_t rows, uint32_t k, uint32_t labels,
                       const std::string& engine) {
   auto invalid = [&](const std::string& why) {
-    return EngineFault("invalid",
+    return EngineFault(CellStatus::kInvalid,
                        fmt::format("engine {} answered a predict request with {}", engine, why));
   };
   const auto ids = reply.find("ids");

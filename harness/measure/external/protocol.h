@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "datasets/metrics.h"
+#include "harness/record/cell_status.h"
 
 namespace sparsebench {
 
@@ -16,16 +17,16 @@ namespace sparsebench {
 // The handshake offers it and version 1, and refuses any other.
 inline constexpr int kProtocolVersion = 2;
 
-// A misbehaving external engine: the status its row gets ("protocol_error", "invalid",
-// "timeout", "crash", "error") and why, naming the engine.
+// A misbehaving external engine: the status its row gets (protocol_error, invalid, timeout,
+// crash, error) and why, naming the engine.
 class EngineFault : public std::runtime_error {
  public:
-  EngineFault(std::string status, const std::string& reason)
-      : std::runtime_error(reason), status_(std::move(status)) {}
-  const std::string& status() const { return status_; }
+  EngineFault(CellStatus status, const std::string& reason)
+      : std::runtime_error(reason), status_(status) {}
+  CellStatus status() const { return status_; }
 
  private:
-  std::string status_;
+  CellStatus status_;
 };
 
 // `message[key]` as T: `fallback` when absent or null; EngineFault "protocol_error" naming
@@ -49,10 +50,10 @@ T Field(const nlohmann::json& message, const std::string& key, T fallback,
                                     : it->is_number_integer();
   }
   if (!fits) {
-    throw EngineFault("protocol_error", "engine " + engine + " sent " +
-                                            message.value("op", std::string("a message")) +
-                                            " with \"" + key + "\": " + it->dump() +
-                                            ", a value of the wrong type or range");
+    throw EngineFault(CellStatus::kProtocolError,
+                      "engine " + engine + " sent " +
+                          message.value("op", std::string("a message")) + " with \"" + key +
+                          "\": " + it->dump() + ", a value of the wrong type or range");
   }
   return it->template get<T>();
 }

@@ -71,7 +71,7 @@ Outcome Referee(const std::string& mode) {
     learner.PredictOne(test, 3, 5);
     learner.Finish();
   } catch (const EngineFault& fault) {
-    outcome = {fault.status(), fault.what()};
+    outcome = {std::string(Text(fault.status())), fault.what()};
   }
   EXPECT_EQ(MarkedProcessesRunning(), 0)
       << mode << ": the engine or a child of it outlived its learner";

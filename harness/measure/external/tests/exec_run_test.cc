@@ -65,17 +65,17 @@ engines = [
   EXPECT_EQ(RunMatrix(o, BuiltinEngines()).failed, 4);
   const auto rows = ReadResultsCsv(o.out_dir + "/results.csv");
   ASSERT_EQ(rows.size(), 6u);
-  EXPECT_EQ(rows[0].status, "ok") << rows[0].reason;
-  EXPECT_EQ(rows[1].status, "timeout") << rows[1].reason;
-  EXPECT_EQ(rows[2].status, "oom") << rows[2].reason;
-  EXPECT_EQ(rows[3].status, "invalid") << rows[3].reason;
+  EXPECT_EQ(rows[0].status, CellStatus::kOk) << rows[0].reason;
+  EXPECT_EQ(rows[1].status, CellStatus::kTimeout) << rows[1].reason;
+  EXPECT_EQ(rows[2].status, CellStatus::kOom) << rows[2].reason;
+  EXPECT_EQ(rows[3].status, CellStatus::kInvalid) << rows[3].reason;
   EXPECT_NE(rows[3].reason.find("label id 0 twice"), std::string::npos) << rows[3].reason;
   // 3,000 MB held by a grandchild in a session of its own (double fork, setsid, SIGTERM
   // ignored) count against max_memory_mb; the grandchild is stopped with the cell.
-  EXPECT_EQ(rows[4].status, "oom") << rows[4].reason;
+  EXPECT_EQ(rows[4].status, CellStatus::kOom) << rows[4].reason;
   // The row's peak is the cell's: the engine's 300 MB (shared with its child after a fork,
   // counted once) and the harness process's own, together.
-  EXPECT_EQ(rows[5].status, "ok") << rows[5].reason;
+  EXPECT_EQ(rows[5].status, CellStatus::kOk) << rows[5].reason;
   EXPECT_GE(rows[5].peak_rss_mb.value_or(0), 305.0);
   EXPECT_EQ(MarkedProcessesRunning(), 0);
 }

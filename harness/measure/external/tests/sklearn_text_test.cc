@@ -79,7 +79,7 @@ void ExpectRefused(const std::string& spec, const Dataset& train, const std::str
     learner.Train(train, PausePlan{});  // labels arrive with "train" (protocol 2)
     FAIL() << spec << " accepted data it cannot train on";
   } catch (const EngineFault& fault) {
-    EXPECT_EQ(fault.status(), "error");
+    EXPECT_EQ(fault.status(), CellStatus::kError);
     EXPECT_NE(std::string(fault.what()).find(reason), std::string::npos) << fault.what();
   }
 }

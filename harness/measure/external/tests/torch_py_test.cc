@@ -116,7 +116,7 @@ void ExpectRefused(const std::string& spec, const std::string& reason) {
     py.Stage(testing::RandomDataset(20, kFeatures, kLabels, 11));
     FAIL() << spec << " staged";
   } catch (const EngineFault& fault) {
-    EXPECT_EQ(fault.status(), "error");
+    EXPECT_EQ(fault.status(), CellStatus::kError);
     EXPECT_NE(std::string(fault.what()).find(reason), std::string::npos) << fault.what();
   }
 }
