@@ -7,6 +7,7 @@
 
 #include "engine/api/engine_family.h"
 #include "harness/record/target_rule.h"
+#include "harness/report/prose.h"
 #include "harness/report/report_text.h"
 
 namespace sparsebench {
@@ -37,18 +38,14 @@ std::string HowItEnded(const Group& g) {
   }
   if (g.patience_epochs > 0 && g.plateau_stops == g.ok) {
     return fmt::format(
-        "the plateau rule ended it at epoch {} ({} s): {} epochs without a new best{} on {} "
-        "held-out "
-        "training rows",
-        epoch, Sec(g.train_seconds.median), g.patience_epochs,
+        fmt::runtime(prose::Prose(prose::kPlateauEnded)), epoch, Sec(g.train_seconds.median),
+        g.patience_epochs,
         g.min_improvement > 0 ? fmt::format(" (a gain of more than {:g})", g.min_improvement) : "",
         g.holdout_rows);
   }
   if (g.patience_epochs > 0) {
     return fmt::format(
-        "it ran out of epochs ({}, its cap) in {} s before the plateau rule stopped it{}: not "
-        "shown converged",
-        epoch, Sec(g.train_seconds.median),
+        fmt::runtime(prose::Prose(prose::kOutOfEpochs)), epoch, Sec(g.train_seconds.median),
         g.plateau_stops > 0 ? fmt::format(" in {} of {} repeats", g.ok - g.plateau_stops, g.ok)
                             : "");
   }
@@ -102,11 +99,8 @@ std::string TimesText(const Stat& t) {
 std::string SampleError(const DatasetGroups& d, const Group& subject, const Group& dense) {
   if (d.curve_sample_rows == 0 || !(d.target > 0 && d.target < 1)) return "";
   const double se = std::sqrt(d.target * (1 - d.target) / static_cast<double>(d.curve_sample_rows));
-  std::string md = fmt::format(
-      " Curve points score one fixed sample of {} test rows, the same for every engine and "
-      "repeat, so the repeats' spread leaves out the sample's own error, ±{:.4f} at the target "
-      "(one standard error); with the target moved by it",
-      d.curve_sample_rows, se);
+  std::string md =
+      " " + fmt::format(fmt::runtime(prose::Prose(prose::kSampleError)), d.curve_sample_rows, se);
   for (const double target : {d.target - se, d.target + se}) {
     const Stat a = TimesTo(subject, target), b = TimesTo(dense, target);
     const bool both = std::isfinite(a.median) && std::isfinite(b.median);
@@ -143,32 +137,19 @@ std::string TargetRuleText(const DatasetGroups& d) {
   if (std::isnan(points) || setter == nullptr) {
     return fmt::format("The target, {} {:.4f}, is fixed by the matrix.", d.metric, d.target);
   }
-  std::string md = fmt::format(
-      "The target, {0} {1:.4f}, is {2:g} point(s) below the final {0} of `{3}` ({4:.4f} on the "
-      "whole test set), the "
-      "best dense baseline in this run {5}: {6}. ",
-      d.metric, d.target, points, setter->engine, setter->metric.median,
-      setter->budget_stops > 0 ? "(a budget stopped every dense baseline)"
-                               : "among those that trained to their end",
-      HowItEnded(*setter));
+  std::string md = fmt::format(fmt::runtime(prose::Prose(prose::kTargetFromDense) + " "), d.metric,
+                               d.target, points, setter->engine, setter->metric.median,
+                               setter->budget_stops > 0 ? "(a budget stopped every dense baseline)"
+                                                        : "among those that trained to their end",
+                               HowItEnded(*setter));
   if (Converged(*setter)) {
-    md +=
-        "That is fair to the dense side: it is the accuracy a dense baseline converged to, less a "
-        "point for the "
-        "noise between runs, and every engine is timed to that same accuracy on the same held-out "
-        "sample.";
+    md += prose::Prose(prose::kTargetFair);
   } else if (setter->budget_stops > 0) {
-    md +=
-        "So the target is an early accuracy, not a converged one: time to it measures early "
-        "training, and a "
-        "speed-up to it says nothing about the accuracy each side ends at.";
+    md += prose::Prose(prose::kTargetEarly);
   } else {
     md += "So the target is the accuracy after that schedule, not shown to be a converged one.";
   }
-  return md +
-         " A dense baseline that its budget stopped before the target gets no time; a speed-up "
-         "over it is a lower "
-         "bound, `> N×`: its training seconds over this engine's time to target.";
+  return md + " " + prose::Prose(prose::kStoppedDenseIsABound);
 }
 
 std::string Headline(const DatasetGroups& d) {
@@ -182,10 +163,9 @@ std::string Headline(const DatasetGroups& d) {
   const bool reached = std::isfinite(subject->time_to_target.median);
   if (reached && dense != nullptr) {
     md += fmt::format(
-        "`{}` reaches {} {:.4f} in {} s; the fastest dense baseline, `{}`, in {} s (on {}, {} "
-        "threads; {}).",
-        subject->engine, d.metric, d.target, SpreadSec(subject->time_to_target), dense->engine,
-        SpreadSec(dense->time_to_target), subject->machine, subject->threads,
+        fmt::runtime(prose::Prose(prose::kHeadlineReached)), subject->engine, d.metric, d.target,
+        SpreadSec(subject->time_to_target), dense->engine, SpreadSec(dense->time_to_target),
+        subject->machine, subject->threads,
         subject->ok == 1 && dense->ok == 1
             ? "one repeat each, so no spread is measured"
             : fmt::format("{} of `{}`, {} of `{}`; medians [min–max]", Repeats(*subject),
@@ -199,17 +179,14 @@ std::string Headline(const DatasetGroups& d) {
     }
     md += "." + SampleError(d, *subject, *dense);
   } else if (reached) {
-    md += fmt::format(
-        "`{}` reaches {} {:.4f} in {} s ({}); no dense baseline on its machine and threads reached "
-        "it{}.",
-        subject->engine, d.metric, d.target, SpreadSec(subject->time_to_target), Repeats(*subject),
-        subject->speedup_lower_bound ? ": speed-up > " + Times(subject->speedup) : "");
+    md +=
+        fmt::format(fmt::runtime(prose::Prose(prose::kHeadlineNoDense)), subject->engine, d.metric,
+                    d.target, SpreadSec(subject->time_to_target), Repeats(*subject),
+                    subject->speedup_lower_bound ? ": speed-up > " + Times(subject->speedup) : "");
   } else {
-    md += fmt::format(
-        "`{}` does **not** reach {} {:.4f}: its final {} is {} ({}, {}), so there is no speed-up "
-        "to the target.",
-        subject->engine, d.metric, d.target, d.metric, Num(subject->metric.median, "{:.4f}"),
-        Repeats(*subject), HowItEnded(*subject));
+    md += fmt::format(fmt::runtime(prose::Prose(prose::kHeadlineNotReached)), subject->engine,
+                      d.metric, d.target, d.metric, Num(subject->metric.median, "{:.4f}"),
+                      Repeats(*subject), HowItEnded(*subject));
     if (dense != nullptr) {
       md += " " + AtEqualTime(*subject, *dense, subject->train_seconds.median,
                               fmt::format("when `{}` ended", subject->engine), d.metric);
@@ -221,11 +198,11 @@ std::string Headline(const DatasetGroups& d) {
     md += fmt::format(" Conditions: the target is set by `{}` (final {} {:.4f}; {}).",
                       setter->engine, d.metric, setter->metric.median, HowItEnded(*setter));
     if (setter->budget_stops > 0 && reached) {
-      md += fmt::format(
-          " The speed-up is measured at that early target, {:.0f}% of `{}`'s own final {} "
-          "({:.4f}). ",
-          100 * d.target / subject->metric.median, subject->engine, d.metric,
-          subject->metric.median);
+      md += " " +
+            fmt::format(fmt::runtime(prose::Prose(prose::kEarlyTargetSpeedup)),
+                        100 * d.target / subject->metric.median, subject->engine, d.metric,
+                        subject->metric.median) +
+            " ";
       md += AtEqualTime(*subject, *setter, setter->train_seconds.median,
                         fmt::format("when `{}`'s budget ended", setter->engine), d.metric);
     } else if (!Converged(*setter)) {

@@ -93,4 +93,77 @@ inline constexpr std::string_view kPublishedTitle =
 inline constexpr std::string_view kPublishedNote =
     "Costed from the same price table; never mixed with the measured rows above.";
 
+// The headline (headline.cc). How a dense row's training ended: {0} epoch, {1} seconds, {2}
+// patience, {3} the gain that counts, {4} held-out rows.
+inline constexpr std::string_view kPlateauEnded = R"(
+the plateau rule ended it at epoch {} ({} s): {} epochs without a new best{} on {} held-out
+training rows
+)";
+// {0} epochs, {1} seconds, {2} in how many repeats.
+inline constexpr std::string_view kOutOfEpochs = R"(
+it ran out of epochs ({}, its cap) in {} s before the plateau rule stopped it{}: not shown
+converged
+)";
+// {0} rows of the curves' test sample, {1} one standard error at the target.
+inline constexpr std::string_view kSampleError = R"(
+Curve points score one fixed sample of {} test rows, the same for every engine and repeat, so
+the repeats' spread leaves out the sample's own error, ±{:.4f} at the target (one standard
+error); with the target moved by it
+)";
+// {0} metric, {1} target, {2} points below, {3} the row that set it, {4} its final metric,
+// {5} which dense rows it was the best of, {6} how its training ended.
+inline constexpr std::string_view kTargetFromDense = R"(
+The target, {0} {1:.4f}, is {2:g} point(s) below the final {0} of `{3}` ({4:.4f} on the whole
+test set), the best dense baseline in this run {5}: {6}.
+)";
+inline constexpr std::string_view kTargetFair = R"(
+That is fair to the dense side: it is the accuracy a dense baseline converged to, less a point
+for the noise between runs, and every engine is timed to that same accuracy on the same
+held-out sample.
+)";
+inline constexpr std::string_view kTargetEarly = R"(
+So the target is an early accuracy, not a converged one: time to it measures early training,
+and a speed-up to it says nothing about the accuracy each side ends at.
+)";
+inline constexpr std::string_view kStoppedDenseIsABound = R"(
+A dense baseline that its budget stopped before the target gets no time; a speed-up over it
+is a lower bound, `> N×`: its training seconds over this engine's time to target.
+)";
+// {0} our row, {1} metric, {2} target, {3} its time, {4} the dense row, {5} its time,
+// {6} machine, {7} threads, {8} the repeats.
+inline constexpr std::string_view kHeadlineReached = R"(
+`{}` reaches {} {:.4f} in {} s; the fastest dense baseline, `{}`, in {} s (on {}, {} threads;
+{}).
+)";
+// {0} our row, {1} metric, {2} target, {3} its time, {4} its repeats, {5} the bound, if any.
+inline constexpr std::string_view kHeadlineNoDense = R"(
+`{}` reaches {} {:.4f} in {} s ({}); no dense baseline on its machine and threads reached
+it{}.
+)";
+// {0} our row, {1} metric, {2} target, {3} metric, {4} its final, {5} repeats, {6} its end.
+inline constexpr std::string_view kHeadlineNotReached = R"(
+`{}` does **not** reach {} {:.4f}: its final {} is {} ({}, {}), so there is no speed-up to
+the target.
+)";
+// {0} the target as a percentage of {1}'s own final {2}, {3}.
+inline constexpr std::string_view kEarlyTargetSpeedup = R"(
+The speed-up is measured at that early target, {:.0f}% of `{}`'s own final {} ({:.4f}).
+)";
+
+// Under "### Thread scaling" (thread_scaling.cc): {0} the fewest threads, {1} the efficiency
+// below which a step is named, in percent, {2} that efficiency times two.
+inline constexpr std::string_view kThreadScaling = R"(
+Each engine on one machine at each thread count. Speed-up = samples/s at more threads over
+samples/s at {} (in parentheses, the same ratio of times to target where both reached it). A
+step between two thread counts whose speed-up is below {:.0f}% of the thread ratio ({:.1f}×
+from 1 to 2 threads) is named below as a scaling limit.
+)";
+
+// Above the table of external engines (report_external.cc).
+inline constexpr std::string_view kExternalCpu = R"(
+External engines' CPU seconds by phase and the engine's own peak memory, over every process
+each started (first ok repeat; the referee's rule for work off the clock is in
+tools/engines/README.md, "What the referee flags"):
+)";
+
 }  // namespace sparsebench::prose

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include "harness/report/prose.h"
+
 namespace sparsebench {
 namespace {
 
@@ -45,9 +47,8 @@ std::string ExternalCpu(const DatasetGroups& d) {
                            g.engine, flag);
   }
   if (table.empty()) return "";
-  return "External engines' CPU seconds by phase and the engine's own peak memory, over every "
-         "process each started (first ok repeat; the referee's rule for work off the clock is in "
-         "tools/engines/README.md, \"What the referee flags\"):\n\n"
+  return prose::Prose(prose::kExternalCpu) +
+         "\n\n"
          "| engine | protocol | startup | load | train (on the clock) | pauses | "
          "test set after done | all after done | engine's peak MB |\n"
          "|---|---|---|---|---|---|---|---|---|\n" +

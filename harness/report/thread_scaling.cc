@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/api/engine_family.h"
+#include "harness/report/prose.h"
 #include "harness/report/report_text.h"
 
 namespace sparsebench {
@@ -100,13 +101,10 @@ std::string ThreadScaling(const DatasetGroups& d) {
   for (int t : counts) {
     if (t != fewest) columns.push_back(fmt::format("speed-up {}→{} thr", fewest, t));
   }
-  std::string md = fmt::format(
-      "### Thread scaling\n\nEach engine on one machine at each thread count. Speed-up = samples/s "
-      "at more threads over samples/s at {} (in parentheses, the same ratio of times to target "
-      "where "
-      "both reached it). A step between two thread counts whose speed-up is below {:.0f}% of the "
-      "thread ratio ({:.1f}× from 1 to 2 threads) is named below as a scaling limit.\n\n",
-      fewest, kScalingEfficiency * 100, 2 * kScalingEfficiency);
+  std::string md = "### Thread scaling\n\n" +
+                   fmt::format(fmt::runtime(prose::Prose(prose::kThreadScaling)), fewest,
+                               kScalingEfficiency * 100, 2 * kScalingEfficiency) +
+                   "\n\n";
   std::string rule = "|";
   for (size_t i = 0; i < columns.size(); ++i) rule += "---|";
   md += fmt::format("| {} |\n{}\n", fmt::join(columns, " | "), rule);
