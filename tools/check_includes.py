@@ -50,8 +50,10 @@ def base_rules():
     rules["harness/cli/"] = harness
     # The command line sits on the rooms; only it, the harness's tests and fuzz/ include it.
     refused = {}
-    for folder in ("harness/tests/", "harness/bench/", "harness/measure/external/tests/"):
-        rules[folder] = harness
+    # Each room's tests/ and the benchmarks drive the harness through any room.
+    for room in ("record", "proc", "measure", "measure/external", "run", "report", "cli"):
+        rules[f"harness/{room}/tests/"] = harness
+    rules["harness/bench/"] = harness
     rules["fuzz/"] = ["datasets/", "engine/", "baselines/", "harness/", "fuzz/"]
     return rules, refused
 

@@ -17,7 +17,7 @@
 #include "harness/proc/subprocess.h"
 #include "harness/record/results_csv.h"
 #include "harness/record/rows.h"
-#include "harness/tests/report_fixture.h"
+#include "harness/report/tests/report_fixture.h"
 
 namespace sparsebench {
 namespace {

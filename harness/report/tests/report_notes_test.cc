@@ -10,7 +10,7 @@
 #include "datasets/tests/test_paths.h"
 #include "harness/cli/engines.h"
 #include "harness/report/report.h"
-#include "harness/tests/report_fixture.h"
+#include "harness/report/tests/report_fixture.h"
 
 namespace sparsebench {
 namespace {
