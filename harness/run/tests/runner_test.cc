@@ -37,6 +37,18 @@ RunOptions ScriptedRun(const testing::TempDir& dir, const std::string& matrix,
   return o;
 }
 
+// A matrix file in `dir` of one dataset "d" (a one-row file for train and test) on one thread:
+// `keys` are the dataset's further keys (TOML lines), `engines` its engines' TOML array.
+std::string OneDatasetMatrix(const testing::TempDir& dir, const std::string& engines,
+                             const std::string& keys = "") {
+  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml");
+  std::ofstream(data) << "1 2 2\n0 0:1\n";
+  std::ofstream(matrix) << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \""
+                        << data << "\"\ntest = \"" << data << "\"\n"
+                        << keys << "engines = " << engines << "\n";
+  return matrix;
+}
+
 // The value after `flag` in argv, or "" when the flag is absent.
 std::string Flag(const std::vector<std::string>& argv, const std::string& flag) {
   const auto at = std::find(argv.begin(), argv.end(), flag);
@@ -108,12 +120,8 @@ engines = [ { spec = "torch" } ]
 // and an error that merely mentions bad_alloc is an error.
 TEST(RunMatrix, OutOfMemoryIsWhatTheChildReports) {
   testing::TempDir dir;
-  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml");
-  std::ofstream(data) << "1 2 2\n0 0:1\n";
-  std::ofstream(matrix)
-      << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \"" << data
-      << "\"\ntest = \"" << data
-      << "\"\nengines = [ { spec = \"blas\" }, { spec = \"torch\" }, { spec = \"sparse\" } ]\n";
+  const std::string matrix = OneDatasetMatrix(
+      dir, "[ { spec = \"blas\" }, { spec = \"torch\" }, { spec = \"sparse\" } ]");
   const RunOptions o = ScriptedRun(dir, matrix, R"sh(#!/bin/sh
 case "$3" in
   blas) echo '{"status":"oom","reason":"out of memory (std::bad_alloc)","spec":"blas"}'
@@ -145,11 +153,8 @@ TEST(RunMatrix, CellsGetMallocOnHugePagesUnlessTheUserSetTunables) {
   if (std::getenv("GLIBC_TUNABLES") != nullptr) GTEST_SKIP() << "GLIBC_TUNABLES is set here";
 
   testing::TempDir dir;
-  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml"), seen = dir.file("seen");
-  std::ofstream(data) << "1 2 2\n0 0:1\n";
-  std::ofstream(matrix) << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \""
-                        << data << "\"\ntest = \"" << data
-                        << "\"\nengines = [ { spec = \"blas\" } ]\n";
+  const std::string matrix = OneDatasetMatrix(dir, "[ { spec = \"blas\" } ]");
+  const std::string seen = dir.file("seen");
   const RunOptions o =
       ScriptedRun(dir, matrix,
                   "#!/bin/sh\necho \"$GLIBC_TUNABLES\" > " + seen +
@@ -168,11 +173,8 @@ TEST(RunMatrix, CellsGetMallocOnHugePagesUnlessTheUserSetTunables) {
 // meets the garbage. A resumed run reads each file once, before any cell runs.
 TEST(RunMatrix, ItsFilesComeFromTheResultsItHoldsNotFromTheCellFiles) {
   testing::TempDir dir;
-  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml");
-  std::ofstream(data) << "1 2 2\n0 0:1\n";
-  std::ofstream(matrix) << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \""
-                        << data << "\"\ntest = \"" << data
-                        << "\"\nengines = [ { spec = \"blas\" }, { spec = \"torch\" } ]\n";
+  const std::string matrix =
+      OneDatasetMatrix(dir, "[ { spec = \"blas\" }, { spec = \"torch\" } ]");
   const std::string first = dir.file("out") + "/cells/d__blas__t1__r1.json";
   RunOptions o = ScriptedRun(dir, matrix,
                              "#!/bin/sh\n[ \"$3\" = torch ] && echo garbage > " + first +
@@ -201,12 +203,8 @@ TEST(RunMatrix, ItsFilesComeFromTheResultsItHoldsNotFromTheCellFiles) {
 // run's report.md byte for byte.
 TEST(RunMatrix, ItsReportIsWhatReportWritesFromItsDirectory) {
   testing::TempDir dir;
-  const std::string data = dir.file("a.txt"), matrix = dir.file("m.toml");
-  std::ofstream(data) << "1 2 2\n0 0:1\n";
-  std::ofstream(matrix) << "name = \"t\"\nthreads = [1]\n[[datasets]]\nname = \"d\"\ntrain = \""
-                        << data << "\"\ntest = \"" << data
-                        << "\"\ntarget = \"dense-1pt\"\nengines = [ { spec = \"blas\" }, "
-                           "{ spec = \"sparse\" } ]\n";
+  const std::string matrix = OneDatasetMatrix(
+      dir, "[ { spec = \"blas\" }, { spec = \"sparse\" } ]", "target = \"dense-1pt\"\n");
   // A failed cell's reason quotes its log, whose bytes need not be UTF-8.
   const RunOptions o = ScriptedRun(
       dir, matrix,
