@@ -120,8 +120,8 @@ engines = [ { spec = "torch" } ]
 // and an error that merely mentions bad_alloc is an error.
 TEST(RunMatrix, OutOfMemoryIsWhatTheChildReports) {
   testing::TempDir dir;
-  const std::string matrix = OneDatasetMatrix(
-      dir, "[ { spec = \"blas\" }, { spec = \"torch\" }, { spec = \"sparse\" } ]");
+  const std::string matrix =
+      OneDatasetMatrix(dir, "[ { spec = \"blas\" }, { spec = \"torch\" }, { spec = \"sparse\" } ]");
   const RunOptions o = ScriptedRun(dir, matrix, R"sh(#!/bin/sh
 case "$3" in
   blas) echo '{"status":"oom","reason":"out of memory (std::bad_alloc)","spec":"blas"}'
@@ -173,8 +173,7 @@ TEST(RunMatrix, CellsGetMallocOnHugePagesUnlessTheUserSetTunables) {
 // meets the garbage. A resumed run reads each file once, before any cell runs.
 TEST(RunMatrix, ItsFilesComeFromTheResultsItHoldsNotFromTheCellFiles) {
   testing::TempDir dir;
-  const std::string matrix =
-      OneDatasetMatrix(dir, "[ { spec = \"blas\" }, { spec = \"torch\" } ]");
+  const std::string matrix = OneDatasetMatrix(dir, "[ { spec = \"blas\" }, { spec = \"torch\" } ]");
   const std::string first = dir.file("out") + "/cells/d__blas__t1__r1.json";
   RunOptions o = ScriptedRun(dir, matrix,
                              "#!/bin/sh\n[ \"$3\" = torch ] && echo garbage > " + first +
@@ -203,8 +202,8 @@ TEST(RunMatrix, ItsFilesComeFromTheResultsItHoldsNotFromTheCellFiles) {
 // run's report.md byte for byte.
 TEST(RunMatrix, ItsReportIsWhatReportWritesFromItsDirectory) {
   testing::TempDir dir;
-  const std::string matrix = OneDatasetMatrix(
-      dir, "[ { spec = \"blas\" }, { spec = \"sparse\" } ]", "target = \"dense-1pt\"\n");
+  const std::string matrix = OneDatasetMatrix(dir, "[ { spec = \"blas\" }, { spec = \"sparse\" } ]",
+                                              "target = \"dense-1pt\"\n");
   // A failed cell's reason quotes its log, whose bytes need not be UTF-8.
   const RunOptions o = ScriptedRun(
       dir, matrix,
