@@ -32,4 +32,14 @@ std::string MachineName(const nlohmann::json& context) {
          (fingerprint.empty() ? "" : " [" + fingerprint + "]");
 }
 
+std::vector<nlohmann::json> ContextsIn(const nlohmann::json& file) {
+  if (file.is_object()) return {file};
+  std::vector<nlohmann::json> contexts;
+  if (!file.is_array()) return contexts;
+  for (const auto& item : file) {
+    if (item.is_object()) contexts.push_back(item);
+  }
+  return contexts;
+}
+
 }  // namespace sparsebench

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace sparsebench {
 
@@ -18,5 +19,9 @@ std::string MachineFingerprint(const nlohmann::json& context);
 // "CPU model, N cores [fingerprint]" (no brackets without a fingerprint): one machine in
 // reports, the key that speed-ups and ratios are taken within.
 std::string MachineName(const nlohmann::json& context);
+
+// The run contexts a context.json holds: one object (a run) or a list of them (a resumed run,
+// a report); anything else in it is skipped.
+std::vector<nlohmann::json> ContextsIn(const nlohmann::json& file);
 
 }  // namespace sparsebench

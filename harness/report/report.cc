@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "harness/record/csv.h"
 #include "harness/record/files.h"
@@ -70,13 +71,8 @@ void ReadContexts(const fs::path& file, std::vector<nlohmann::json>& contexts) {
   std::error_code error;
   if (!fs::is_regular_file(file, error) || fs::file_size(file, error) > (16u << 20)) return;
   std::ifstream in(file, std::ios::binary);
-  const nlohmann::json c = nlohmann::json::parse(in, nullptr, false);
-  if (c.is_object()) contexts.push_back(c);
-  if (c.is_array()) {
-    for (const auto& item : c) {
-      if (item.is_object()) contexts.push_back(item);
-    }
-  }
+  for (nlohmann::json& c : ContextsIn(nlohmann::json::parse(in, nullptr, false)))
+    contexts.push_back(std::move(c));
 }
 
 std::string PublishedTable(const std::string& published_path, const std::string& prices_path) {

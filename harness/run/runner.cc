@@ -187,12 +187,9 @@ nlohmann::json ResumedContexts(const fs::path& file, const nlohmann::json& conte
   std::error_code error;
   if (!resume || !fs::is_regular_file(file, error)) return context;
   std::ifstream in(file, std::ios::binary);
-  nlohmann::json before = nlohmann::json::parse(in, nullptr, false);
-  if (before.is_object()) before = nlohmann::json::array({before});
-  if (!before.is_array()) return context;
   nlohmann::json all = nlohmann::json::array();
-  for (const auto& c : before) {
-    if (!c.is_object() || MachineName(c) == MachineName(context)) continue;
+  for (const auto& c : ContextsIn(nlohmann::json::parse(in, nullptr, false))) {
+    if (MachineName(c) == MachineName(context)) continue;
     fmt::print(
         stderr,
         "note: {} resumes a run begun on other hardware ({}; this is {}): its cells stay apart\n",
@@ -297,12 +294,7 @@ RunOutcome RunMatrix(const RunOptions& o, const EngineRegistry& engines) {
     progress.End(row.ok() ? "ok" : std::string(Text(row.status)) + ": " + row.reason,
                  process.seconds);
   }
-  ReportInput input{results.Rows(), {}};
-  if (contexts.is_array()) {
-    input.contexts.assign(contexts.begin(), contexts.end());
-  } else {
-    input.contexts.push_back(contexts);
-  }
+  const ReportInput input{results.Rows(), ContextsIn(contexts)};
   WriteReport(input, {{o.out_dir}, o.out_dir, o.prices_path, o.published_path, o.plots}, engines);
   return {failed, results.counts().cell_files_read};
 }
