@@ -111,6 +111,7 @@ class LshSelector : public NeuronSelector {
         read += bucket.size();
       }
     }
+    scratch.buckets_probed += scratch.buckets.size();
   }
 
   // Union of the buckets, tables visited from a random start so no table is favoured.

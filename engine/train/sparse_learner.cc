@@ -301,6 +301,9 @@ bool SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan,
                  {"seconds_update", stats.phases.update},
                  {"seconds_rebuild", stats.phases.rebuild},
                  {"rebuilds", stats.rebuilds},
+                 {"active_neurons", stats.active_neurons},
+                 {"buckets_probed", stats.buckets_probed},
+                 {"multiply_adds", stats.multiply_adds(network_.shape.hidden_dim)},
                  {"output_rows_per_batch",
                   stats.updated_rows / static_cast<double>(std::max<uint64_t>(batches, 1))}};
   return plan(end);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 #include "datasets/random.h"
 #include "engine/common/memory_limit.h"
@@ -24,6 +25,7 @@ struct Trainer::ThreadState {
   std::vector<Contribution> input_contributions;
   double loss = 0;
   uint64_t active_total = 0;
+  uint64_t input_nonzeros = 0;
   uint64_t samples = 0;
 };
 
@@ -106,10 +108,13 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
   for (ThreadState& s : states_) {
     stats.mean_loss += s.loss;
     stats.mean_active += static_cast<double>(s.active_total);
+    stats.active_neurons += s.active_total;
+    stats.input_nonzeros += s.input_nonzeros;
+    stats.buckets_probed += std::exchange(s.selector.buckets_probed, 0);
     updates_since_rebuild_ += s.active_total;
     stats.samples += s.samples;
     s.loss = 0;
-    s.active_total = s.samples = 0;
+    s.active_total = s.input_nonzeros = s.samples = 0;
   }
   MaybeRebuild(stats);
 }
@@ -153,6 +158,7 @@ void Trainer::TrainSample(const Dataset& data, uint32_t row, uint32_t slot, Thre
     state.input_contributions.push_back({sample.features[i], slot, sample.values[i]});
   }
   state.active_total += active.size();
+  state.input_nonzeros += sample.features.size();
   ++state.samples;
 }
 

@@ -50,6 +50,16 @@ struct EpochStats {
   double mean_active = 0;   // output neurons per sample
   double updated_rows = 0;  // output rows that received gradient, summed over batches
   uint32_t rebuilds = 0;
+  // Exact counts of the work done (deterministic at a seed, whatever the threads).
+  uint64_t active_neurons = 0;  // output neurons scored, summed over samples
+  uint64_t input_nonzeros = 0;  // input features read, summed over samples
+  uint64_t buckets_probed = 0;  // hash-table buckets read by the selections
+  // Multiply-adds of the model: per input nonzero, hidden_dim each in the forward pass and the
+  // input weights' gradient; per active output, hidden_dim each in its score, the hidden
+  // gradient and its weights' gradient.
+  uint64_t multiply_adds(uint32_t hidden_dim) const {
+    return uint64_t{hidden_dim} * (2 * input_nonzeros + 3 * active_neurons);
+  }
   PhaseTimes phases;
 };
 

@@ -138,5 +138,29 @@ TEST_F(Amazon, RehashEveryNBatchesForcesARebuildEveryNBatches) {
   EXPECT_EQ(testing::TrainReportingLastEpoch(never, *train_).details.at("rebuilds"), 0);
 }
 
+// The work counts are exact: the same at one thread and two, the multiply-adds follow from the
+// active neurons and input nonzeros, and random sampling probes no bucket.
+TEST_F(Amazon, WorkCountsAreExactWhateverTheThreads) {
+  const DataShape shape{train_->num_features, train_->num_labels};
+  auto counts = [&](const std::string& spec, int threads) {
+    SparseLearner learner(SparseConfig::Parse(spec, shape), shape, Options(threads, 1));
+    return testing::TrainReportingLastEpoch(learner, *train_).details;
+  };
+  const std::string lsh = "sparse:out_sparsity=0.05";
+  const auto one = counts(lsh, 1), two = counts(lsh, 2);
+  uint64_t nonzeros = 0;
+  for (size_t r = 0; r < train_->rows(); ++r) {
+    if (!train_->row(r).labels.empty()) nonzeros += train_->row(r).features.size();
+  }
+  for (const char* key : {"active_neurons", "buckets_probed", "multiply_adds", "rebuilds"}) {
+    EXPECT_EQ(one.at(key), two.at(key)) << key;
+  }
+  EXPECT_GT(one.at("buckets_probed"), 0);
+  const double hidden = SparseConfig::Parse(lsh, shape).hidden;
+  EXPECT_EQ(one.at("multiply_adds"),
+            hidden * (2 * static_cast<double>(nonzeros) + 3 * one.at("active_neurons")));
+  EXPECT_EQ(counts("sparse:out_sparsity=0.05,hash=random", 1).at("buckets_probed"), 0);
+}
+
 }  // namespace
 }  // namespace sparsebench
