@@ -6,7 +6,7 @@ usage: tools/check_includes.py [SOURCE_ROOT]   (default: this checkout)
 
 Dependencies flow one way: datasets/ <- the engine's rooms, each on the rooms before it
 (api, common, model, lsh, train) <- baselines/ (on the contract and the model only) <-
-harness/'s rooms (record and proc <- measure, report <- run; the command line, harness/cli/,
+harness/'s rooms (record and proc <- measure, report <- run, history; the command line, harness/cli/,
 on top) and fuzz/. A folder's tests/ and bench/ may include what the folder may, and the
 tests/ of each of those. Every C++ file must lie
 in a folder with a rule: a file directly in engine/ is in no room and fails. Project
@@ -46,12 +46,16 @@ def base_rules():
     rules["harness/report/"] = ["datasets/", "engine/api/", record, proc, "harness/report/"]
     rules["harness/run/"] = ["datasets/", "engine/api/", "baselines/", record, proc, "harness/run/",
                              "harness/report/report.h"]
+    # `history` reads records and keeps the series across commits; it borrows compare's
+    # Mann-Whitney test (harness/report/compare.h) and nothing else of the report.
+    rules["harness/history/"] = ["datasets/", "engine/api/", record, proc, "harness/history/",
+                                 "harness/report/compare.h"]
     harness = ["datasets/", "engine/", "baselines/", "harness/"]
     rules["harness/cli/"] = harness
     # The command line sits on the rooms; only it, the harness's tests and fuzz/ include it.
     refused = {}
     # Each room's tests/ and the benchmarks drive the harness through any room.
-    for room in ("record", "proc", "measure", "measure/external", "run", "report", "cli"):
+    for room in ("record", "proc", "measure", "measure/external", "run", "report", "history", "cli"):
         rules[f"harness/{room}/tests/"] = harness
     rules["harness/bench/"] = harness
     rules["fuzz/"] = ["datasets/", "engine/", "baselines/", "harness/", "fuzz/"]

@@ -23,7 +23,6 @@ namespace {
 
 const std::string kSource = SPARSEBENCH_SOURCE_DIR;
 constexpr double kMaxPricePerHour = 1e6;  // USD
-constexpr double kMaxSlowdownPercent = 1e6;
 
 std::string SelfPath() {
   std::error_code error;
@@ -45,12 +44,6 @@ void ParseShard(const std::string& text, RunOptions& o) {
       ParseNumber<uint32_t>(std::string_view(text).substr(slash + 1), "--shard", {1, UINT32_MAX});
   o.shard = ParseNumber<uint32_t>(std::string_view(text).substr(0, slash), "--shard", {0, n - 1});
   o.shards = n;
-}
-
-// "10%" or "10": a percentage, returned as a fraction.
-double ParsePercent(std::string text, const std::string& name, const NumberRange<double>& range) {
-  if (!text.empty() && text.back() == '%') text.pop_back();
-  return ParseNumber(text, name, range) / 100;
 }
 
 void AddRun(CLI::App& app, NumberOptions& numbers, const EngineRegistry& engines) {

@@ -14,6 +14,13 @@ namespace {
 // Thrown once parsing is complete, before any subcommand runs, when only parsing was asked for.
 struct ParsedOnly {};
 
+// The exit status of an error: `code`, but `history check`'s own for an error in it.
+int ErrorCode(CLI::App& app, int code) {
+  const CLI::App* history = app.get_subcommand("history");
+  return history->parsed() && history->get_subcommand("check")->parsed() ? kHistoryCheckError
+                                                                         : code;
+}
+
 }  // namespace
 
 CommandLine::CommandLine(const EngineRegistry& engines)
@@ -24,6 +31,7 @@ CommandLine::CommandLine(const EngineRegistry& engines)
   AddTrainCommand(app_, numbers_, engines_);
   AddBenchCommands(app_, numbers_, engines_);
   AddPredictCommand(app_, numbers_);
+  AddHistoryCommands(app_, numbers_, engines_);
 }
 
 void CommandLine::ParseOnly() {
@@ -41,18 +49,21 @@ int CommandLine::Run(int argc, const char* const* argv, std::FILE* err) {
     return app_.exit(e);
   } catch (const CLI::ParseError& e) {
     fmt::print(err, "error: {}\nRun with --help for more information.\n", e.what());
-    return 2;
+    return ErrorCode(app_, 2);
   } catch (const RegressionFound&) {
     return 1;
+  } catch (const ExitWith& e) {
+    if (!e.message.empty()) fmt::print(err, "error: {}\n", e.message);
+    return e.code;
   } catch (const DataError& e) {
     fmt::print(err, "error: {}\n", e.what());
-    return 2;
+    return ErrorCode(app_, 2);
   } catch (const std::invalid_argument& e) {  // ConfigError among them
     fmt::print(err, "error: {}\n", e.what());
-    return 2;
+    return ErrorCode(app_, 2);
   } catch (const std::exception& e) {
     fmt::print(err, "error: {}\n", e.what());
-    return 1;
+    return ErrorCode(app_, 1);
   }
   return 0;
 }

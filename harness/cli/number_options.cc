@@ -57,4 +57,9 @@ SPARSEBENCH_NUMBER_OPTION(uint64_t)
 SPARSEBENCH_NUMBER_OPTION(double)
 #undef SPARSEBENCH_NUMBER_OPTION
 
+double ParsePercent(std::string text, const std::string& name, const NumberRange<double>& range) {
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  return ParseNumber(text, name, range) / 100;
+}
+
 }  // namespace sparsebench::cli

@@ -49,6 +49,12 @@ class NumberOptions {
   std::vector<NumberOption> list_;
 };
 
+// The largest --max-slowdown accepted, in percent.
+constexpr double kMaxSlowdownPercent = 1e6;
+
+// "10%" or "10": a percentage, returned as a fraction; ConfigError("NAME: reason") otherwise.
+double ParsePercent(std::string text, const std::string& name, const NumberRange<double>& range);
+
 // "train", "data gen": the subcommand path of `command` below the top-level app.
 std::string CommandPath(const CLI::App& command);
 

@@ -1,0 +1,302 @@
+#include "harness/history/check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "datasets/data_error.h"
+#include "harness/history/stats.h"
+#include "harness/report/compare.h"
+
+namespace sparsebench {
+namespace {
+
+std::string Short(const std::string& commit) { return commit.substr(0, 8); }
+
+std::string Percent(double change) { return fmt::format("{:+.1f}%", 100 * change); }
+
+// The point the newest is compared with: the same commit measured before, else its parent,
+// else the latest.
+size_t ReferenceOf(const std::vector<HistoryPoint>& series, const HistoryPoint& now) {
+  for (size_t i = series.size(); i-- > 0;) {
+    if (series[i].commit == now.commit) return i;
+  }
+  for (size_t i = series.size(); i-- > 0;) {
+    if (!now.parent.empty() && series[i].commit == now.parent) return i;
+  }
+  return series.size() - 1;
+}
+
+// The first point of the segment that holds `reference`: after the last forced start or change
+// point at or before it.
+size_t SegmentStart(const std::vector<HistoryPoint>& series, size_t reference, Measure m,
+                    const CheckOptions& o, bool forced_only) {
+  size_t start = 0;
+  for (size_t i = 0; i <= reference; ++i) {
+    if (series[i].starts_segment) start = i;
+  }
+  if (forced_only) return start;
+  const std::vector<HistoryPoint> upto(series.begin(),
+                                       series.begin() + static_cast<std::ptrdiff_t>(reference) + 1);
+  for (const ChangePoint& c : SeriesChangePoints(upto, m, o.change))
+    start = std::max(start, c.index);
+  return start;
+}
+
+std::vector<double> ValuesOf(const std::vector<HistoryPoint>& series, size_t begin, size_t end,
+                             Measure m) {
+  std::vector<double> values;
+  for (size_t i = begin; i < end; ++i) {
+    const double v = ValueOf(series[i], m);
+    if (series[i].ok() && std::isfinite(v)) values.push_back(v);
+  }
+  return values;
+}
+
+const std::vector<double>& Repeats(const HistoryPoint& p, Measure m) {
+  return m == Measure::kSeconds ? p.seconds : p.ratio;
+}
+
+Finding Timed(const std::string& cell, const std::vector<HistoryPoint>& series, size_t reference,
+              const HistoryPoint& now, Measure m, bool gate, const CheckOptions& o) {
+  Finding f{cell, MeasureName(m), Verdict::kOk, ""};
+  const double value = ValueOf(now, m);
+  const std::vector<double> segment =
+      ValuesOf(series, SegmentStart(series, reference, m, o, false), reference + 1, m);
+  if (!std::isfinite(value) || segment.empty()) {
+    f.verdict = Verdict::kNew;
+    f.detail = fmt::format("no {} to compare", MeasureName(m));
+    return f;
+  }
+  const double mean = Mean(segment), sd = std::max(StdDev(segment), o.noise_floor * mean);
+  const double change = value / mean - 1, z = (value - mean) / sd;
+  const HistoryPoint& ref = series[reference];
+  const bool parent_testable =
+      Repeats(now, m).size() >= o.min_repeats && Repeats(ref, m).size() >= o.min_repeats;
+  const double p = parent_testable ? MannWhitneyP(Repeats(now, m), Repeats(ref, m)) : NAN;
+  const bool segment_testable = segment.size() >= o.min_segment;
+  const bool slower_than_segment = segment_testable && z > o.z;
+  const bool slower_than_parent = parent_testable && p < o.alpha && value > ValueOf(ref, m);
+  f.detail = fmt::format("{:.4g} against {:.4g} over {} point(s) ({}, z {:.1f}); {} {}: {}", value,
+                         mean, segment.size(), Percent(change), z,
+                         ref.commit == now.commit ? "same commit" : "vs", Short(ref.commit),
+                         parent_testable ? fmt::format("p {:.3f}", p) : "too few repeats");
+  // The segment decides; the parent's repeats confirm. Where they disagree, or only the
+  // parent can be asked, the point is suspect: measured again before anything fails.
+  if (change > o.max_slowdown) {
+    if (segment_testable) {
+      if (slower_than_segment)
+        f.verdict =
+            parent_testable && !slower_than_parent ? Verdict::kSuspect : Verdict::kRegression;
+    } else if (slower_than_parent || !parent_testable) {
+      f.verdict = Verdict::kSuspect;
+    }
+  } else if (change < -o.max_slowdown && segment_testable && z < -o.z) {
+    f.verdict = Verdict::kNote;
+    f.detail = "faster: " + f.detail;
+  }
+  if (!gate && (f.verdict == Verdict::kRegression || f.verdict == Verdict::kSuspect)) {
+    f.verdict = Verdict::kNote;
+    f.detail = "moved on another machine's history (not gated): " + f.detail;
+  }
+  return f;
+}
+
+// A slow drift: each step within the noise, the line through the last points rising.
+std::optional<Finding> Drift(const std::string& cell, const std::vector<HistoryPoint>& series,
+                             size_t reference, const HistoryPoint& now, Measure m,
+                             const CheckOptions& o) {
+  std::vector<double> values =
+      ValuesOf(series, SegmentStart(series, reference, m, o, true), reference + 1, m);
+  values.push_back(ValueOf(now, m));
+  if (values.size() > o.drift_window)
+    values.erase(values.begin(), values.end() - static_cast<std::ptrdiff_t>(o.drift_window));
+  if (values.size() < o.drift_min_points || !std::isfinite(values.back())) return std::nullopt;
+  const LinearFit fit = FitLine(values);
+  const double total = fit.last / fit.first - 1;
+  if (!(fit.p < o.drift_alpha && total > o.max_slowdown)) return std::nullopt;
+  return Finding{cell, "drift", Verdict::kRegression,
+                 fmt::format("{} over the last {} points ({:+.2f}% a point, p {:.1e})",
+                             Percent(total), values.size(), 100 * fit.slope / fit.first, fit.p)};
+}
+
+std::optional<Finding> Metric(const std::string& cell, const HistoryPoint& ref,
+                              const HistoryPoint& now, const CheckOptions& o) {
+  if (ref.metric.empty() || now.metric.empty()) return std::nullopt;
+  const double before = Median(ref.metric), after = Median(now.metric);
+  const double drop = 100 * (before - after);
+  return Finding{cell, "metric", drop > o.max_metric_drop ? Verdict::kRegression : Verdict::kOk,
+                 fmt::format("{:.4f} against {:.4f} at {} ({:+.2f} points)", after, before,
+                             Short(ref.commit), -drop)};
+}
+
+double PerSample(const std::map<std::string, uint64_t>& counters, const std::string& key) {
+  const auto samples = counters.find("samples");
+  const double v = static_cast<double>(counters.at(key));
+  return samples == counters.end() || samples->second == 0
+             ? v
+             : v / static_cast<double>(samples->second);
+}
+
+std::vector<Finding> Counters(const std::string& cell, const HistoryPoint& ref,
+                              const HistoryPoint& now) {
+  std::vector<Finding> found;
+  if (now.counters_vary) {
+    found.push_back({cell, "counters", Verdict::kRegression,
+                     "the exact work counts differ between repeats: the engine is no longer "
+                     "deterministic at a seed"});
+  }
+  if (ref.counters.empty() || now.counters.empty()) return found;
+  if (ref.build != now.build) {
+    if (ref.counters != now.counters) {
+      found.push_back({cell, "counters", Verdict::kNote,
+                       fmt::format("differ from {}'s, built otherwise ({} / {}): not compared",
+                                   Short(ref.commit), ref.build, now.build)});
+    }
+    return found;
+  }
+  std::set<std::string> keys;
+  for (const auto& [k, v] : ref.counters) keys.insert(k);
+  for (const auto& [k, v] : now.counters) keys.insert(k);
+  for (const std::string& key : keys) {
+    const bool in_ref = ref.counters.contains(key), in_now = now.counters.contains(key);
+    if (in_ref && in_now && ref.counters.at(key) == now.counters.at(key)) continue;
+    std::string detail;
+    if (in_ref && in_now) {
+      const double a = PerSample(ref.counters, key), b = PerSample(now.counters, key);
+      detail = fmt::format("{:.6g} → {:.6g} per sample ({}; {} → {} in all) since {}", a, b,
+                           a > 0 ? Percent(b / a - 1) : "new", ref.counters.at(key),
+                           now.counters.at(key), Short(ref.commit));
+    } else {
+      detail = fmt::format("{} since {}", in_now ? "appeared" : "disappeared", Short(ref.commit));
+    }
+    found.push_back({cell, key, Verdict::kRegression, detail});
+  }
+  return found;
+}
+
+}  // namespace
+
+const char* VerdictText(Verdict v) {
+  switch (v) {
+    case Verdict::kOk:
+      return "ok";
+    case Verdict::kNew:
+      return "new";
+    case Verdict::kNote:
+      return "note";
+    case Verdict::kSuspect:
+      return "SUSPECT";
+    case Verdict::kRegression:
+      return "REGRESSION";
+  }
+  return "?";
+}
+
+std::vector<Finding> CheckCell(const std::string& cell, const std::vector<HistoryPoint>& all,
+                               const HistoryPoint& now, Measure m, bool gate,
+                               const std::vector<Annotation>& annotations, const CheckOptions& o) {
+  std::vector<HistoryPoint> series;
+  for (const HistoryPoint& p : all) {
+    if (p.settings_hash == now.settings_hash) series.push_back(p);
+  }
+  if (series.empty()) {
+    return {{cell, "history", Verdict::kNew,
+             all.empty() ? "no history" : "no history at these settings: a new series starts"}};
+  }
+  const size_t reference = ReferenceOf(series, now);
+  const HistoryPoint& ref = series[reference];
+  if (ref.commit != now.commit) {
+    for (const Annotation& a : annotations) {
+      if (a.Matches(now.commit, cell)) {
+        return {{cell, "annotated", Verdict::kNote,
+                 fmt::format("a new segment starts here: {}", a.reason)}};
+      }
+    }
+  }
+  if (!now.ok()) {
+    return {{cell, "status", ref.ok() ? Verdict::kRegression : Verdict::kNote,
+             fmt::format("{}: {}{}", now.status, now.reason,
+                         ref.ok() ? "" : fmt::format(" (failed at {} too)", Short(ref.commit)))}};
+  }
+  std::vector<Finding> found = Counters(cell, ref, now);
+  if (auto metric = Metric(cell, ref, now, o)) found.push_back(*metric);
+  found.push_back(Timed(cell, series, reference, now, m, gate, o));
+  if (gate) {
+    if (auto drift = Drift(cell, series, reference, now, m, o)) found.push_back(*drift);
+  }
+  return found;
+}
+
+int CheckResult::ExitCode() const {
+  bool suspect = false;
+  for (const Finding& f : findings) {
+    if (f.verdict == Verdict::kRegression) return 1;
+    suspect = suspect || f.verdict == Verdict::kSuspect;
+  }
+  return suspect ? 2 : 0;
+}
+
+CheckResult CheckRecords(const std::vector<HistoryRecord>& now, const HistoryStore& store,
+                         const CheckOptions& o) {
+  if (now.empty()) throw DataError(store.dir(), 0, "history check: no records to check");
+  CheckResult result;
+  result.machine = now.front().machine;
+  result.machine_name = now.front().machine_name;
+  result.commit = now.front().commit;
+  for (const HistoryRecord& r : now) {
+    if (r.machine != result.machine || r.commit != result.commit) {
+      throw DataError(store.dir(), 0,
+                      "history check: the runs mix commits or machines (" + Short(r.commit) +
+                          " on " + r.machine + ", " + Short(result.commit) + " on " +
+                          result.machine + ")");
+    }
+  }
+  const std::vector<HistoryRecord> own = store.Records(result.machine);
+  std::vector<HistoryRecord> others;
+  for (const std::string& machine : store.Machines()) {
+    if (machine == result.machine) continue;
+    for (HistoryRecord& r : store.Records(machine)) others.push_back(std::move(r));
+  }
+  const std::vector<Annotation> annotations = store.Annotations();
+  result.own_history = !own.empty();
+  for (const std::string& cell : CellsOf(now)) {
+    std::vector<const HistoryRecord*> mine;
+    for (const HistoryRecord& r : now) {
+      if (r.cell == cell) mine.push_back(&r);
+    }
+    const HistoryPoint point = PointOf(mine);
+    const std::vector<HistoryPoint> series = SeriesOf(own, cell, annotations);
+    const bool own_series = std::any_of(series.begin(), series.end(), [&](const HistoryPoint& p) {
+      return p.settings_hash == point.settings_hash;
+    });
+    const std::vector<Finding> found =
+        own_series ? CheckCell(cell, series, point, Measure::kSeconds, true, annotations, o)
+                   : CheckCell(cell, SeriesOf(others, cell, annotations), point, Measure::kRatio,
+                               false, annotations, o);
+    result.findings.insert(result.findings.end(), found.begin(), found.end());
+  }
+  return result;
+}
+
+std::string CheckText(const CheckResult& r) {
+  std::string text = fmt::format(
+      "History check of {} on {} ({}): {}.\n\n", Short(r.commit), r.machine_name, r.machine,
+      r.own_history ? "against this machine's series: times are gated"
+                    : "this machine has no series: times compared as ratios with other "
+                      "machines' and noted, not gated; metrics and exact counts gated");
+  text += "| cell | what | verdict | detail |\n|---|---|---|---|\n";
+  for (const Finding& f : r.findings) {
+    text +=
+        fmt::format("| {} | {} | {} | {} |\n", f.cell, f.what, VerdictText(f.verdict), f.detail);
+  }
+  const int code = r.ExitCode();
+  text += fmt::format("\nResult: {}.\n", code == 1   ? "regression"
+                                         : code == 2 ? "suspect (measure again)"
+                                                     : "ok");
+  return text;
+}
+
+}  // namespace sparsebench

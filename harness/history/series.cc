@@ -1,0 +1,95 @@
+#include "harness/history/series.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "harness/history/stats.h"
+
+namespace sparsebench {
+
+const char* MeasureName(Measure m) { return m == Measure::kSeconds ? "seconds" : "ratio"; }
+
+double ValueOf(const HistoryPoint& p, Measure m) {
+  const std::vector<double>& v = m == Measure::kSeconds ? p.seconds : p.ratio;
+  return v.empty() ? std::numeric_limits<double>::quiet_NaN() : Median(v);
+}
+
+HistoryPoint PointOf(const std::vector<const HistoryRecord*>& records) {
+  HistoryPoint p;
+  const HistoryRecord& first = *records.front();
+  p.commit = first.commit;
+  p.parent = first.parent;
+  p.commit_date = first.commit_date;
+  p.run_date = first.run_date;
+  p.settings_hash = first.settings_hash;
+  p.build = first.build;
+  p.machine = first.machine;
+  p.counters = first.counters;
+  for (const HistoryRecord* r : records) {
+    p.run_date = std::min(p.run_date, r->run_date);
+    if (!r->ok() && p.ok()) p.status = r->status, p.reason = r->reason;
+    p.seconds.insert(p.seconds.end(), r->train_seconds.begin(), r->train_seconds.end());
+    p.metric.insert(p.metric.end(), r->metric_value.begin(), r->metric_value.end());
+    if (r->ratio.size() == r->train_seconds.size())
+      p.ratio.insert(p.ratio.end(), r->ratio.begin(), r->ratio.end());
+    if (r->counters_vary || r->counters != p.counters) p.counters_vary = true;
+  }
+  if (p.ratio.size() != p.seconds.size()) p.ratio.clear();
+  return p;
+}
+
+std::vector<HistoryPoint> SeriesOf(const std::vector<HistoryRecord>& records,
+                                   const std::string& cell,
+                                   const std::vector<Annotation>& annotations) {
+  using Key = std::tuple<std::string, std::string, std::string>;  // commit, settings, machine
+  std::map<Key, std::vector<const HistoryRecord*>> groups;
+  for (const HistoryRecord& r : records) {
+    if (r.cell == cell) groups[{r.commit, r.settings_hash, r.machine}].push_back(&r);
+  }
+  std::vector<HistoryPoint> points;
+  for (const auto& [key, group] : groups) points.push_back(PointOf(group));
+  std::stable_sort(points.begin(), points.end(), [](const HistoryPoint& a, const HistoryPoint& b) {
+    return std::tie(a.commit_date, a.run_date) < std::tie(b.commit_date, b.run_date);
+  });
+  for (size_t i = 0; i < points.size(); ++i) {
+    HistoryPoint& p = points[i];
+    p.starts_segment = i == 0 || points[i - 1].settings_hash != p.settings_hash;
+    for (const Annotation& a : annotations) {
+      if (a.Matches(p.commit, cell)) p.starts_segment = true, p.annotation = a.reason;
+    }
+  }
+  return points;
+}
+
+std::vector<std::string> CellsOf(const std::vector<HistoryRecord>& records) {
+  std::set<std::string> cells;
+  for (const HistoryRecord& r : records) cells.insert(r.cell);
+  return {cells.begin(), cells.end()};
+}
+
+std::vector<ChangePoint> SeriesChangePoints(const std::vector<HistoryPoint>& points, Measure m,
+                                            const ChangePointOptions& options) {
+  std::vector<ChangePoint> found;
+  size_t begin = 0;
+  while (begin < points.size()) {
+    size_t end = begin + 1;
+    while (end < points.size() && !points[end].starts_segment) ++end;
+    std::vector<double> values;
+    std::vector<size_t> where;
+    for (size_t i = begin; i < end; ++i) {
+      const double v = ValueOf(points[i], m);
+      if (points[i].ok() && std::isfinite(v)) values.push_back(v), where.push_back(i);
+    }
+    for (ChangePoint c : FindChangePoints(values, options)) {
+      c.index = where[c.index];
+      found.push_back(c);
+    }
+    begin = end;
+  }
+  return found;
+}
+
+}  // namespace sparsebench

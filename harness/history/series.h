@@ -1,0 +1,48 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/history/change_points.h"
+#include "harness/history/store.h"
+
+namespace sparsebench {
+
+// One commit of one cell on one machine: the records of that commit and settings, merged
+// (repeats of several runs gathered).
+struct HistoryPoint {
+  std::string commit, parent, commit_date, run_date, settings_hash, build, machine;
+  std::string status = "ok", reason;
+  std::vector<double> seconds, ratio, metric;
+  std::map<std::string, uint64_t> counters;
+  bool counters_vary = false;
+  // A new segment starts here: the first point, a change of settings, or an annotation.
+  bool starts_segment = false;
+  std::string annotation;  // the reason of the annotation that starts it
+
+  bool ok() const { return status == "ok"; }
+};
+
+// Which figure of a point a timed series follows.
+enum class Measure { kSeconds, kRatio };
+double ValueOf(const HistoryPoint& p, Measure m);  // the median over repeats; NaN when none
+const char* MeasureName(Measure m);
+
+// The points of `cell` among `records` (one per commit and settings), ordered by commit date
+// and then run date, with the segment starts that annotations and settings changes force.
+std::vector<HistoryPoint> SeriesOf(const std::vector<HistoryRecord>& records,
+                                   const std::string& cell,
+                                   const std::vector<Annotation>& annotations);
+
+// The cells of `records`, sorted.
+std::vector<std::string> CellsOf(const std::vector<HistoryRecord>& records);
+
+// Change points of the ok points' values within each forced segment: indices into `points`.
+std::vector<ChangePoint> SeriesChangePoints(const std::vector<HistoryPoint>& points, Measure m,
+                                            const ChangePointOptions& options);
+
+// Merges records into points (exposed for the check: the run under test is one point).
+HistoryPoint PointOf(const std::vector<const HistoryRecord*>& records);
+
+}  // namespace sparsebench

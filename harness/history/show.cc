@@ -1,0 +1,101 @@
+#include "harness/history/show.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/history/series.h"
+
+namespace sparsebench {
+namespace {
+
+std::string Short(const std::string& commit) { return commit.substr(0, 8); }
+
+std::string ChangesText(const std::vector<HistoryPoint>& points,
+                        const std::vector<ChangePoint>& changes) {
+  std::vector<std::string> parts;
+  for (const ChangePoint& c : changes) {
+    parts.push_back(fmt::format("{} {:+.1f}% (p {:.0e})", Short(points[c.index].commit),
+                                100 * c.change(), c.p));
+  }
+  for (size_t i = 1; i < points.size(); ++i) {
+    if (!points[i].annotation.empty())
+      parts.push_back(
+          fmt::format("{} annotated: {}", Short(points[i].commit), points[i].annotation));
+    else if (points[i].starts_segment)
+      parts.push_back(fmt::format("{} new settings", Short(points[i].commit)));
+  }
+  return parts.empty() ? "—" : fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string CounterChanges(const std::vector<HistoryPoint>& points) {
+  std::vector<std::string> parts;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const HistoryPoint &a = points[i - 1], &b = points[i];
+    if (a.counters.empty() || b.counters.empty() || a.build != b.build) continue;
+    for (const auto& [key, value] : b.counters) {
+      const auto was = a.counters.find(key);
+      if (key == "samples" || was == a.counters.end() || was->second == value) continue;
+      parts.push_back(fmt::format("{} {} {:+.2f}%", Short(b.commit), key,
+                                  100 * (static_cast<double>(value) / was->second - 1)));
+    }
+  }
+  return parts.empty() ? "—" : fmt::format("{}", fmt::join(parts, "; "));
+}
+
+}  // namespace
+
+std::string Sparkline(const std::vector<double>& values) {
+  static const char* const kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  double lo = INFINITY, hi = -INFINITY;
+  for (double v : values) {
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  std::string line;
+  for (double v : values) {
+    if (!std::isfinite(v)) {
+      line += "×";  // a failed point
+      continue;
+    }
+    const double at = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+    line += kBlocks[std::clamp(static_cast<int>(std::lround(at * 7)), 0, 7)];
+  }
+  return line;
+}
+
+std::string ShowText(const HistoryStore& store, const ShowOptions& o) {
+  std::string text;
+  const std::vector<Annotation> annotations = store.Annotations();
+  for (const std::string& machine : store.Machines()) {
+    if (!o.machine.empty() && machine != o.machine) continue;
+    const std::vector<HistoryRecord> records = store.Records(machine);
+    if (records.empty()) continue;
+    text += fmt::format("## {} ({})\n\n", records.back().machine_name, machine);
+    text +=
+        "| cell | points | seconds, oldest → newest | latest | change points | work counts |\n"
+        "|---|---|---|---|---|---|\n";
+    for (const std::string& cell : CellsOf(records)) {
+      if (::fnmatch(o.cell.c_str(), cell.c_str(), 0) != 0) continue;
+      const std::vector<HistoryPoint> points = SeriesOf(records, cell, annotations);
+      std::vector<double> values;
+      for (const HistoryPoint& p : points)
+        values.push_back(p.ok() ? ValueOf(p, Measure::kSeconds) : NAN);
+      const size_t from = values.size() > o.last ? values.size() - o.last : 0;
+      const double latest = values.back();
+      text += fmt::format(
+          "| {} | {} | {} | {} | {} | {} |\n", cell, points.size(),
+          Sparkline({values.begin() + static_cast<std::ptrdiff_t>(from), values.end()}),
+          points.back().ok() ? fmt::format("{:.4g} s at {}", latest, Short(points.back().commit))
+                             : points.back().status + " at " + Short(points.back().commit),
+          ChangesText(points, SeriesChangePoints(points, Measure::kSeconds, o.change)),
+          CounterChanges(points));
+    }
+    text += "\n";
+  }
+  if (text.empty()) text = fmt::format("No history in {}.\n", store.dir());
+  return text;
+}
+
+}  // namespace sparsebench
