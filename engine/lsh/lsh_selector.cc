@@ -112,6 +112,7 @@ class LshSelector : public NeuronSelector {
       }
     }
     scratch.buckets_probed += scratch.buckets.size();
+    scratch.bucket_ids_read += read;
   }
 
   // Union of the buckets, tables visited from a random start so no table is favoured.

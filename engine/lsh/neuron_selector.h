@@ -38,7 +38,8 @@ struct SelectorScratch {
   std::vector<uint32_t> codes, found;
   std::vector<uint8_t> found_count;  // found[i]'s count, after MoveCounts
   std::vector<std::span<const uint32_t>> buckets;
-  uint64_t buckets_probed = 0;  // hash-table buckets read, summed over selections (a work count)
+  // Work counts summed over selections: hash-table buckets read, and the neuron ids in them.
+  uint64_t buckets_probed = 0, bucket_ids_read = 0;
   HashScratch hash;
   // Inference: the tables fill every open place (random neurons explore during training
   // only, and only pad what the tables miss here).

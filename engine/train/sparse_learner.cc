@@ -303,6 +303,7 @@ bool SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan,
                  {"rebuilds", stats.rebuilds},
                  {"active_neurons", stats.active_neurons},
                  {"buckets_probed", stats.buckets_probed},
+                 {"bucket_ids_read", stats.bucket_ids_read},
                  {"multiply_adds", stats.multiply_adds(network_.shape.hidden_dim)},
                  {"output_rows_per_batch",
                   stats.updated_rows / static_cast<double>(std::max<uint64_t>(batches, 1))}};

@@ -111,6 +111,7 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
     stats.active_neurons += s.active_total;
     stats.input_nonzeros += s.input_nonzeros;
     stats.buckets_probed += std::exchange(s.selector.buckets_probed, 0);
+    stats.bucket_ids_read += std::exchange(s.selector.bucket_ids_read, 0);
     updates_since_rebuild_ += s.active_total;
     stats.samples += s.samples;
     s.loss = 0;

@@ -54,6 +54,7 @@ struct EpochStats {
   uint64_t active_neurons = 0;  // output neurons scored, summed over samples
   uint64_t input_nonzeros = 0;  // input features read, summed over samples
   uint64_t buckets_probed = 0;  // hash-table buckets read by the selections
+  uint64_t bucket_ids_read = 0;  // neuron ids in those buckets: follows what the tables hold
   // Multiply-adds of the model: per input nonzero, hidden_dim each in the forward pass and the
   // input weights' gradient; per active output, hidden_dim each in its score, the hidden
   // gradient and its weights' gradient.

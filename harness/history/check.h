@@ -12,7 +12,7 @@ struct CheckOptions {
   double max_slowdown = 0.10;    // a timed change smaller than this is never a regression
   double max_metric_drop = 3;    // percentage points
   double z = 3;                  // against its segment: standard deviations above its mean
-  double noise_floor = 0.01;     // the segment's spread counts as at least this share of its mean
+  double noise_floor = 0.03;     // the segment's spread counts as at least this share of its mean
   double alpha = 0.05;           // against its parent's repeats: Mann-Whitney p below this
   size_t min_repeats = 4;        // repeats on each side for the parent test
   size_t min_segment = 3;        // points of a segment for its test
@@ -29,6 +29,7 @@ struct Finding {
   std::string cell, what;  // what: seconds, ratio, drift, metric, a counter, status
   Verdict verdict = Verdict::kOk;
   std::string detail;
+  double change = 0;  // timed findings: the move against the segment (0.1: 10% slower)
 };
 
 // One cell's newest point against its series (SeriesOf). `timed_gate`: the series is this
@@ -49,6 +50,9 @@ struct CheckResult {
 // against this machine's series by its seconds, or, where this machine has none, against the
 // other machines' by its ratio to the reference engine (noted, not gated). Metrics, status and
 // exact counters are gated either way. DataError when the records mix commits or machines.
+// A machine that ran slower as a whole (another VM of the same hardware, a busy neighbour) is
+// not a regression: a cell slower in seconds whose ratio to the reference engine held is
+// noted, and so is the reference engine when the other engines' median slowdown matches.
 CheckResult CheckRecords(const std::vector<HistoryRecord>& now, const HistoryStore& store,
                          const CheckOptions& options);
 

@@ -18,8 +18,8 @@ namespace sparsebench {
 namespace {
 
 // The exact work counts an engine reports per epoch, summed by RecordsOfRun.
-constexpr const char* kCounters[] = {"active_neurons", "buckets_probed", "multiply_adds",
-                                     "rebuilds", "samples"};
+constexpr const char* kCounters[] = {"active_neurons", "buckets_probed", "bucket_ids_read",
+                                     "multiply_adds",  "rebuilds",       "samples"};
 
 std::string Hex64(const std::string& text) {
   return fmt::format("{:016x}", XXH64(text.data(), text.size(), 0));
@@ -30,11 +30,12 @@ std::string Or(const std::optional<T>& v) {
   return v ? fmt::format("{}", *v) : "-";
 }
 
-// What a cell trained with: a change makes its figures a different series.
+// What a cell trained with (each repeat's own seed aside): a change makes its figures a
+// different series.
 std::string SettingsHash(const CellResult& r) {
-  return Hex64(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.dataset, r.spec, r.optimizer,
+  return Hex64(fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.dataset, r.spec, r.optimizer,
                            r.precision, Or(r.threads), Or(r.epochs), Or(r.batch), Or(r.lr),
-                           Or(r.seed), r.metric, Or(r.test_rows)));
+                           r.metric, Or(r.test_rows)));
 }
 
 std::map<std::string, uint64_t> CountersOf(const CellResult& r) {
@@ -116,8 +117,14 @@ nlohmann::json ToJson(const HistoryRecord& r) {
                       {"metric", r.metric},
                       {"metric_value", r.metric_value}};
   if (!r.reason.empty()) j["reason"] = r.reason;
-  if (!r.counters.empty()) j["counters"] = r.counters;
-  if (r.counters_vary) j["counters_vary"] = true;
+  if (!r.counters.empty()) {
+    nlohmann::json& counters = j["counters"] = nlohmann::json::array();
+    for (const SeedCounts& c : r.counters) {
+      nlohmann::json one = c.counts;
+      one["seed"] = c.seed;
+      counters.push_back(one);
+    }
+  }
   return j;
 }
 
@@ -146,8 +153,14 @@ HistoryRecord RecordFromJson(const nlohmann::json& j, const std::string& where) 
   r.samples_per_second = Field<std::vector<double>>(j, "samples_per_second", where);
   r.ratio = Field<std::vector<double>>(j, "ratio", where);
   r.metric_value = Field<std::vector<double>>(j, "metric_value", where);
-  r.counters = Field<std::map<std::string, uint64_t>>(j, "counters", where);
-  r.counters_vary = Field<bool>(j, "counters_vary", where);
+  for (auto counts : Field<std::vector<std::map<std::string, uint64_t>>>(j, "counters", where)) {
+    const auto seed = counts.find("seed");
+    if (seed == counts.end()) throw DataError(where, 0, "a repeat's counters without its seed");
+    SeedCounts c{seed->second, {}};
+    counts.erase(seed);
+    c.counts = std::move(counts);
+    r.counters.push_back(std::move(c));
+  }
   for (const auto* series : {&r.train_seconds, &r.ratio, &r.metric_value}) {
     for (double v : *series) {
       if (!std::isfinite(v) || v < 0) throw DataError(where, 0, "a figure that is not finite");
@@ -203,7 +216,6 @@ std::vector<HistoryRecord> RecordsOfRun(const std::string& run_dir, const Commit
       h.settings_hash = SettingsHash(r);
       h.spec = r.spec;
       h.metric = r.metric;
-      h.counters = CountersOf(r);
       records.push_back(std::move(h));
     }
     HistoryRecord& h = records[at->second];
@@ -228,7 +240,8 @@ std::vector<HistoryRecord> RecordsOfRun(const std::string& run_dir, const Commit
       h.reference = reference;
       h.ratio.push_back(*r.train_seconds / ref->second);
     }
-    if (CountersOf(r) != h.counters) h.counters_vary = true;
+    if (auto counts = CountersOf(r); !counts.empty())
+      h.counters.push_back({r.seed.value_or(0), std::move(counts)});
   }
   for (HistoryRecord& h : records) {
     if (h.ratio.size() != h.train_seconds.size()) h.ratio.clear(), h.reference.clear();

@@ -12,6 +12,14 @@
 
 namespace sparsebench {
 
+// The exact work counts of one repeat (summed over its epochs), at the seed it trained with:
+// a deterministic engine repeats them exactly at that seed.
+struct SeedCounts {
+  uint64_t seed = 0;
+  std::map<std::string, uint64_t> counts;
+  bool operator==(const SeedCounts&) const = default;
+};
+
 // Where a commit sits: its parent and when it was made (from git).
 struct CommitInfo {
   std::string commit, parent, date;  // date: ISO 8601 committer date
@@ -33,11 +41,9 @@ struct HistoryRecord {
   std::string reference;              // the engine `ratio` divides by ("" when none ran)
   std::vector<double> train_seconds, samples_per_second, ratio, metric_value;
   std::string metric;
-  // Exact work counts summed over the epochs of a repeat (active neurons, buckets probed,
-  // multiply-adds, rebuilds, samples): every repeat's are the same, or `counters_vary` says
-  // they were not.
-  std::map<std::string, uint64_t> counters;
-  bool counters_vary = false;
+  // Each ok repeat's exact work counts (active neurons, buckets probed, multiply-adds,
+  // rebuilds, samples), for engines that report them.
+  std::vector<SeedCounts> counters;
 
   bool ok() const { return status == "ok"; }
 };

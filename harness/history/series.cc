@@ -27,7 +27,7 @@ HistoryPoint PointOf(const std::vector<const HistoryRecord*>& records) {
   p.settings_hash = first.settings_hash;
   p.build = first.build;
   p.machine = first.machine;
-  p.counters = first.counters;
+  p.reference = first.reference;
   for (const HistoryRecord* r : records) {
     p.run_date = std::min(p.run_date, r->run_date);
     if (!r->ok() && p.ok()) p.status = r->status, p.reason = r->reason;
@@ -35,10 +35,58 @@ HistoryPoint PointOf(const std::vector<const HistoryRecord*>& records) {
     p.metric.insert(p.metric.end(), r->metric_value.begin(), r->metric_value.end());
     if (r->ratio.size() == r->train_seconds.size())
       p.ratio.insert(p.ratio.end(), r->ratio.begin(), r->ratio.end());
-    if (r->counters_vary || r->counters != p.counters) p.counters_vary = true;
+    p.counters.insert(p.counters.end(), r->counters.begin(), r->counters.end());
   }
   if (p.ratio.size() != p.seconds.size()) p.ratio.clear();
   return p;
+}
+
+namespace {
+
+std::map<uint64_t, const std::map<std::string, uint64_t>*> BySeed(const HistoryPoint& p) {
+  std::map<uint64_t, const std::map<std::string, uint64_t>*> by_seed;
+  for (const SeedCounts& c : p.counters) by_seed.emplace(c.seed, &c.counts);
+  return by_seed;
+}
+
+uint64_t CountOf(const std::map<std::string, uint64_t>& counts, const std::string& key) {
+  const auto it = counts.find(key);
+  return it == counts.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+CountComparison CompareCounts(const HistoryPoint& before, const HistoryPoint& after) {
+  CountComparison result;
+  const auto a = BySeed(before), b = BySeed(after);
+  std::map<std::string, CountChange> sums;
+  for (const auto& [seed, was] : a) {
+    const auto now = b.find(seed);
+    if (now == b.end()) continue;
+    ++result.seeds;
+    std::set<std::string> keys;
+    for (const auto& [key, value] : *was) keys.insert(key);
+    for (const auto& [key, value] : *now->second) keys.insert(key);
+    for (const std::string& key : keys) {
+      if (key == "samples") continue;
+      CountChange& c = sums[key];
+      c.key = key;
+      c.before += CountOf(*was, key);
+      c.after += CountOf(*now->second, key);
+      c.samples_before += CountOf(*was, "samples");
+      c.samples_after += CountOf(*now->second, "samples");
+    }
+  }
+  for (const auto& [key, c] : sums) {
+    if (c.before != c.after || c.samples_before != c.samples_after) result.changes.push_back(c);
+  }
+  return result;
+}
+
+bool CountsDisagree(const HistoryPoint& p) {
+  const auto by_seed = BySeed(p);
+  return std::any_of(p.counters.begin(), p.counters.end(),
+                     [&](const SeedCounts& c) { return *by_seed.at(c.seed) != c.counts; });
 }
 
 std::vector<HistoryPoint> SeriesOf(const std::vector<HistoryRecord>& records,

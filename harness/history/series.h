@@ -13,10 +13,10 @@ namespace sparsebench {
 // (repeats of several runs gathered).
 struct HistoryPoint {
   std::string commit, parent, commit_date, run_date, settings_hash, build, machine;
+  std::string reference;  // the engine `ratio` divides by
   std::string status = "ok", reason;
   std::vector<double> seconds, ratio, metric;
-  std::map<std::string, uint64_t> counters;
-  bool counters_vary = false;
+  std::vector<SeedCounts> counters;  // each repeat's exact work counts at its seed
   // A new segment starts here: the first point, a change of settings, or an annotation.
   bool starts_segment = false;
   std::string annotation;  // the reason of the annotation that starts it
@@ -41,6 +41,21 @@ std::vector<std::string> CellsOf(const std::vector<HistoryRecord>& records);
 // Change points of the ok points' values within each forced segment: indices into `points`.
 std::vector<ChangePoint> SeriesChangePoints(const std::vector<HistoryPoint>& points, Measure m,
                                             const ChangePointOptions& options);
+
+// The exact counts of two points at the seeds both trained with: each counter that differs,
+// summed over those seeds with the samples they trained.
+struct CountChange {
+  std::string key;
+  uint64_t before = 0, after = 0, samples_before = 0, samples_after = 0;
+};
+struct CountComparison {
+  size_t seeds = 0;  // seeds in common (none: nothing compared)
+  std::vector<CountChange> changes;
+};
+CountComparison CompareCounts(const HistoryPoint& before, const HistoryPoint& after);
+
+// A seed whose repeats in one point counted differently: the engine is not deterministic.
+bool CountsDisagree(const HistoryPoint& p);
 
 // Merges records into points (exposed for the check: the run under test is one point).
 HistoryPoint PointOf(const std::vector<const HistoryRecord*>& records);

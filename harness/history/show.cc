@@ -34,15 +34,24 @@ std::string CounterChanges(const std::vector<HistoryPoint>& points) {
   std::vector<std::string> parts;
   for (size_t i = 1; i < points.size(); ++i) {
     const HistoryPoint &a = points[i - 1], &b = points[i];
-    if (a.counters.empty() || b.counters.empty() || a.build != b.build) continue;
-    for (const auto& [key, value] : b.counters) {
-      const auto was = a.counters.find(key);
-      if (key == "samples" || was == a.counters.end() || was->second == value) continue;
-      parts.push_back(fmt::format("{} {} {:+.2f}%", Short(b.commit), key,
-                                  100 * (static_cast<double>(value) / was->second - 1)));
+    if (a.build != b.build) continue;
+    for (const CountChange& c : CompareCounts(a, b).changes) {
+      const double before = static_cast<double>(c.before) / std::max<uint64_t>(c.samples_before, 1),
+                   after = static_cast<double>(c.after) / std::max<uint64_t>(c.samples_after, 1);
+      parts.push_back(
+          fmt::format("{} {} {:+.2f}%", Short(b.commit), c.key, 100 * (after / before - 1)));
     }
   }
   return parts.empty() ? "—" : fmt::format("{}", fmt::join(parts, "; "));
+}
+
+// "0.61–0.68 s": the lowest and highest values a sparkline draws.
+std::string RangeText(const std::vector<double>& values) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (double v : values) {
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  return std::isfinite(lo) ? fmt::format("{:.3g}–{:.3g} s", lo, hi) : "";
 }
 
 }  // namespace
@@ -84,9 +93,11 @@ std::string ShowText(const HistoryStore& store, const ShowOptions& o) {
         values.push_back(p.ok() ? ValueOf(p, Measure::kSeconds) : NAN);
       const size_t from = values.size() > o.last ? values.size() - o.last : 0;
       const double latest = values.back();
+      const std::vector<double> drawn(values.begin() + static_cast<std::ptrdiff_t>(from),
+                                      values.end());
       text += fmt::format(
-          "| {} | {} | {} | {} | {} | {} |\n", cell, points.size(),
-          Sparkline({values.begin() + static_cast<std::ptrdiff_t>(from), values.end()}),
+          "| {} | {} | {} {} | {} | {} | {} |\n", cell, points.size(), Sparkline(drawn),
+          RangeText(drawn),
           points.back().ok() ? fmt::format("{:.4g} s at {}", latest, Short(points.back().commit))
                              : points.back().status + " at " + Short(points.back().commit),
           ChangesText(points, SeriesChangePoints(points, Measure::kSeconds, o.change)),

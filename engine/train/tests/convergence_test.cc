@@ -152,14 +152,18 @@ TEST_F(Amazon, WorkCountsAreExactWhateverTheThreads) {
   for (size_t r = 0; r < train_->rows(); ++r) {
     if (!train_->row(r).labels.empty()) nonzeros += train_->row(r).features.size();
   }
-  for (const char* key : {"active_neurons", "buckets_probed", "multiply_adds", "rebuilds"}) {
+  for (const char* key :
+       {"active_neurons", "buckets_probed", "bucket_ids_read", "multiply_adds", "rebuilds"}) {
     EXPECT_EQ(one.at(key), two.at(key)) << key;
   }
   EXPECT_GT(one.at("buckets_probed"), 0);
+  EXPECT_GT(one.at("bucket_ids_read"), one.at("buckets_probed"));
   const double hidden = SparseConfig::Parse(lsh, shape).hidden;
   EXPECT_EQ(one.at("multiply_adds"),
             hidden * (2 * static_cast<double>(nonzeros) + 3 * one.at("active_neurons")));
-  EXPECT_EQ(counts("sparse:out_sparsity=0.05,hash=random", 1).at("buckets_probed"), 0);
+  const auto random = counts("sparse:out_sparsity=0.05,hash=random", 1);
+  EXPECT_EQ(random.at("buckets_probed"), 0);
+  EXPECT_EQ(random.at("bucket_ids_read"), 0);
 }
 
 }  // namespace

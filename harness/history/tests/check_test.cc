@@ -12,7 +12,8 @@ namespace {
 
 using testing::Noisy;
 
-// Commit i of a series: `repeats` repeats around `level` (1% spread), its parent commit i - 1.
+// Commit i of a series: `repeats` repeats around `level` (1% spread) at seeds 1, 2, ..., its
+// parent commit i - 1.
 HistoryPoint Point(size_t i, double level, uint64_t seed, size_t repeats = 5) {
   HistoryPoint p;
   p.commit = fmt::format("{:07x}0", i + 1);
@@ -22,7 +23,8 @@ HistoryPoint Point(size_t i, double level, uint64_t seed, size_t repeats = 5) {
   p.build = "b";
   p.seconds = Noisy(repeats, level, 0.01, seed);
   p.metric = std::vector<double>(repeats, 0.5);
-  p.counters = {{"active_neurons", 1000}, {"samples", 10}};
+  for (uint64_t seed = 1; seed <= repeats; ++seed)  // each repeat's seed: its own work
+    p.counters.push_back({seed, {{"active_neurons", 1000 + seed}, {"samples", 10}}});
   p.starts_segment = i == 0;
   return p;
 }
@@ -120,30 +122,37 @@ TEST(Check, NoAlarmOverTwoHundredFlatPointsAtFivePercentNoise) {
   }
 }
 
+// Counts compare at the seeds both points trained with; their sums give the size.
 TEST(Check, ACounterChangeIsReportedWithItsSize) {
   const auto history = Series(std::vector<double>(6, 1.0), 4);
   HistoryPoint now = Point(6, 1.0, 5);
-  now.counters["active_neurons"] = 1100;
+  EXPECT_EQ(Worst(Check(history, now)), Verdict::kOk);
+  for (SeedCounts& c : now.counters) c.counts["active_neurons"] += 101;  // 1102..1106
   const auto found = Check(history, now);
   const Finding* counter = Find(found, "active_neurons");
   ASSERT_NE(counter, nullptr);
   EXPECT_EQ(counter->verdict, Verdict::kRegression);
-  EXPECT_NE(counter->detail.find("100 → 110 per sample (+10.0%; 1000 → 1100 in all)"),
+  EXPECT_NE(counter->detail.find("100.3 → 110.4 per sample (+10.1%; 5015 → 5520 in all over 5 "
+                                 "seed(s))"),
             std::string::npos)
       << counter->detail;
-  // Built otherwise: noted, not compared.
+  // Built otherwise, or at other seeds: noted, not compared.
   now.build = "other";
   EXPECT_EQ(Find(Check(history, now), "active_neurons"), nullptr);
+  EXPECT_EQ(Find(Check(history, now), "counters")->verdict, Verdict::kNote);
   now.build = "b";
-  now.counters_vary = true;
-  now.counters["active_neurons"] = 1000;
+  for (SeedCounts& c : now.counters) c.seed += 100;
+  EXPECT_EQ(Find(Check(history, now), "counters")->verdict, Verdict::kNote);
+  // Two runs at one seed that counted differently: not deterministic.
+  now = Point(6, 1.0, 5);
+  now.counters.push_back({1, {{"active_neurons", 999}, {"samples", 10}}});
   EXPECT_EQ(Find(Check(history, now), "counters")->verdict, Verdict::kRegression);
 }
 
 TEST(Check, AnAnnotatedCommitStartsANewSegment) {
   const auto history = Series(std::vector<double>(6, 1.0), 5);
   HistoryPoint now = Point(6, 1.5, 6);
-  now.counters["active_neurons"] = 2000;
+  for (SeedCounts& c : now.counters) c.counts["active_neurons"] *= 2;
   EXPECT_EQ(Worst(Check(history, now)), Verdict::kRegression);
   const std::vector<Annotation> accepted = {{now.commit.substr(0, 7), "d/*", "wider layer", ""}};
   const auto found = Check(history, now, accepted);
