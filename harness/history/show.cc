@@ -38,8 +38,9 @@ std::string CounterChanges(const std::vector<HistoryPoint>& points) {
     for (const CountChange& c : CompareCounts(a, b).changes) {
       const double before = static_cast<double>(c.before) / std::max<uint64_t>(c.samples_before, 1),
                    after = static_cast<double>(c.after) / std::max<uint64_t>(c.samples_after, 1);
-      parts.push_back(
-          fmt::format("{} {} {:+.2f}%", Short(b.commit), c.key, 100 * (after / before - 1)));
+      parts.push_back(c.before == 0 ? fmt::format("{} {} new", Short(b.commit), c.key)
+                                    : fmt::format("{} {} {:+.2f}%", Short(b.commit), c.key,
+                                                  100 * (after / before - 1)));
     }
   }
   return parts.empty() ? "—" : fmt::format("{}", fmt::join(parts, "; "));
