@@ -127,6 +127,7 @@ TEST(Check, ACounterChangeIsReportedWithItsSize) {
   const auto history = Series(std::vector<double>(6, 1.0), 4);
   HistoryPoint now = Point(6, 1.0, 5);
   EXPECT_EQ(Worst(Check(history, now)), Verdict::kOk);
+  EXPECT_EQ(Find(Check(history, now), "counters")->detail, "the same at 5 seed(s) as at 00000060");
   for (SeedCounts& c : now.counters) c.counts["active_neurons"] += 101;  // 1102..1106
   const auto found = Check(history, now);
   const Finding* counter = Find(found, "active_neurons");
