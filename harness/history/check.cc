@@ -161,9 +161,9 @@ std::vector<Finding> Counters(const std::string& cell, const HistoryPoint& ref,
     return found;
   }
   if (compared.changes.empty()) {
-    found.push_back({cell, "counters", Verdict::kOk,
-                     fmt::format("the same at {} seed(s) as at {}", compared.seeds,
-                                 Short(ref.commit))});
+    found.push_back(
+        {cell, "counters", Verdict::kOk,
+         fmt::format("the same at {} seed(s) as at {}", compared.seeds, Short(ref.commit))});
   }
   for (const CountChange& c : compared.changes) {
     const double a = PerSample(c.before, c.samples_before), b = PerSample(c.after, c.samples_after);
