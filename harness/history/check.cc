@@ -134,6 +134,11 @@ std::optional<Finding> Metric(const std::string& cell, const HistoryPoint& ref,
                              Short(ref.commit), -drop)};
 }
 
+// A count's change: one decimal, or two significant digits when smaller than 0.1%.
+std::string CountPercent(double change) {
+  return std::abs(change) >= 0.001 ? Percent(change) : fmt::format("{:+.2g}%", 100 * change);
+}
+
 double PerSample(uint64_t count, uint64_t samples) {
   return samples == 0 ? static_cast<double>(count)
                       : static_cast<double>(count) / static_cast<double>(samples);
@@ -170,8 +175,8 @@ std::vector<Finding> Counters(const std::string& cell, const HistoryPoint& ref,
     found.push_back(
         {cell, c.key, Verdict::kRegression,
          fmt::format("{:.6g} → {:.6g} per sample ({}; {} → {} in all over {} seed(s)) since {}", a,
-                     b, a > 0 ? Percent(b / a - 1) : "new", c.before, c.after, compared.seeds,
-                     Short(ref.commit))});
+                     b, a > 0 ? CountPercent(b / a - 1) : "new", c.before, c.after,
+                     compared.seeds, Short(ref.commit))});
   }
   return found;
 }
