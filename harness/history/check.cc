@@ -13,8 +13,6 @@
 namespace sparsebench {
 namespace {
 
-std::string Short(const std::string& commit) { return commit.substr(0, 8); }
-
 std::string Percent(double change) { return fmt::format("{:+.1f}%", 100 * change); }
 
 // The point the newest is compared with: the same commit measured before, else its parent,
@@ -82,7 +80,7 @@ Finding Timed(const std::string& cell, const std::vector<HistoryPoint>& series, 
   const bool slower_than_parent = parent_testable && p < o.alpha && value > ValueOf(ref, m);
   f.detail = fmt::format("{:.4g} against {:.4g} over {} point(s) ({}, z {:.1f}); {} {}: {}", value,
                          mean, segment.size(), Percent(change), z,
-                         ref.commit == now.commit ? "same commit" : "vs", Short(ref.commit),
+                         ref.commit == now.commit ? "same commit" : "vs", ShortCommit(ref.commit),
                          parent_testable ? fmt::format("p {:.3f}", p) : "too few repeats");
   // The segment decides; the parent's repeats confirm. Where they disagree, or only the
   // parent can be asked, the point is suspect: measured again before anything fails.
@@ -131,7 +129,7 @@ std::optional<Finding> Metric(const std::string& cell, const HistoryPoint& ref,
   const double drop = 100 * (before - after);
   return Finding{cell, "metric", drop > o.max_metric_drop ? Verdict::kRegression : Verdict::kOk,
                  fmt::format("{:.4f} against {:.4f} at {} ({:+.2f} points)", after, before,
-                             Short(ref.commit), -drop)};
+                             ShortCommit(ref.commit), -drop)};
 }
 
 // A count's change: one decimal, or two significant digits when smaller than 0.1%.
@@ -159,24 +157,24 @@ std::vector<Finding> Counters(const std::string& cell, const HistoryPoint& ref,
       found.push_back(
           {cell, "counters", Verdict::kNote,
            ref.build != now.build
-               ? fmt::format("not compared: {} was built otherwise ({} / {})", Short(ref.commit),
-                             ref.build, now.build)
-               : fmt::format("not compared: no seed in common with {}", Short(ref.commit))});
+               ? fmt::format("not compared: {} was built otherwise ({} / {})",
+                             ShortCommit(ref.commit), ref.build, now.build)
+               : fmt::format("not compared: no seed in common with {}", ShortCommit(ref.commit))});
     }
     return found;
   }
   if (compared.changes.empty()) {
     found.push_back(
         {cell, "counters", Verdict::kOk,
-         fmt::format("the same at {} seed(s) as at {}", compared.seeds, Short(ref.commit))});
+         fmt::format("the same at {} seed(s) as at {}", compared.seeds, ShortCommit(ref.commit))});
   }
   for (const CountChange& c : compared.changes) {
     const double a = PerSample(c.before, c.samples_before), b = PerSample(c.after, c.samples_after);
     found.push_back(
         {cell, c.key, Verdict::kRegression,
          fmt::format("{:.6g} → {:.6g} per sample ({}; {} → {} in all over {} seed(s)) since {}", a,
-                     b, a > 0 ? CountPercent(b / a - 1) : "new", c.before, c.after,
-                     compared.seeds, Short(ref.commit))});
+                     b, a > 0 ? CountPercent(b / a - 1) : "new", c.before, c.after, compared.seeds,
+                     ShortCommit(ref.commit))});
   }
   return found;
 }
@@ -270,9 +268,10 @@ std::vector<Finding> CheckCell(const std::string& cell, const std::vector<Histor
     }
   }
   if (!now.ok()) {
-    return {{cell, "status", ref.ok() ? Verdict::kRegression : Verdict::kNote,
-             fmt::format("{}: {}{}", now.status, now.reason,
-                         ref.ok() ? "" : fmt::format(" (failed at {} too)", Short(ref.commit)))}};
+    return {
+        {cell, "status", ref.ok() ? Verdict::kRegression : Verdict::kNote,
+         fmt::format("{}: {}{}", now.status, now.reason,
+                     ref.ok() ? "" : fmt::format(" (failed at {} too)", ShortCommit(ref.commit)))}};
   }
   std::vector<Finding> found = Counters(cell, ref, now);
   if (auto metric = Metric(cell, ref, now, o)) found.push_back(*metric);
@@ -302,8 +301,8 @@ CheckResult CheckRecords(const std::vector<HistoryRecord>& now, const HistorySto
   for (const HistoryRecord& r : now) {
     if (r.machine != result.machine || r.commit != result.commit) {
       throw DataError(store.dir(), 0,
-                      "history check: the runs mix commits or machines (" + Short(r.commit) +
-                          " on " + r.machine + ", " + Short(result.commit) + " on " +
+                      "history check: the runs mix commits or machines (" + ShortCommit(r.commit) +
+                          " on " + r.machine + ", " + ShortCommit(result.commit) + " on " +
                           result.machine + ")");
     }
   }
@@ -339,7 +338,7 @@ CheckResult CheckRecords(const std::vector<HistoryRecord>& now, const HistorySto
 
 std::string CheckText(const CheckResult& r) {
   std::string text = fmt::format(
-      "History check of {} on {} ({}): {}.\n\n", Short(r.commit), r.machine_name, r.machine,
+      "History check of {} on {} ({}): {}.\n\n", ShortCommit(r.commit), r.machine_name, r.machine,
       r.own_history ? "against this machine's series: times are gated"
                     : "this machine has no series: times compared as ratios with other "
                       "machines' and noted, not gated; metrics and exact counts gated");

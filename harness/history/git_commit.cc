@@ -1,9 +1,9 @@
 #include "harness/history/git_commit.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "datasets/data_error.h"
@@ -14,11 +14,14 @@ namespace fs = std::filesystem;
 namespace sparsebench {
 namespace {
 
+constexpr size_t kMaxGitOutput = 64 << 10;  // a commit's id, parents and date; an error line
+
 struct TempFiles {
   fs::path out, err;
   TempFiles() {
     const fs::path dir = fs::temp_directory_path();
-    const std::string stem = fmt::format("sparsebench-git-{}", static_cast<const void*>(this));
+    const std::string stem =
+        fmt::format("sparsebench-git-{}-{}", ::getpid(), static_cast<const void*>(this));
     out = dir / (stem + ".out");
     err = dir / (stem + ".err");
   }
@@ -28,13 +31,6 @@ struct TempFiles {
     fs::remove(err, ignored);
   }
 };
-
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 }  // namespace
 
@@ -49,13 +45,13 @@ CommitInfo GitCommit(const std::string& repo, const std::string& revision) {
       {git, "-C", repo, "log", "-1", "--format=%H%n%P%n%cI", revision + "^{commit}", "--"},
       files.out, files.err);
   if (!r.ok()) {
-    std::string why = Slurp(files.err);
+    std::string why = FileTail(files.err, kMaxGitOutput);
     while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
     throw DataError(
         where, 0,
         fmt::format("cannot read commit '{}': {}", revision, why.empty() ? r.Describe() : why));
   }
-  std::istringstream lines(Slurp(files.out));
+  std::istringstream lines(FileTail(files.out, kMaxGitOutput));
   CommitInfo info;
   std::string parents;
   std::getline(lines, info.commit);

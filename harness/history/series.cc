@@ -10,6 +10,8 @@
 
 namespace sparsebench {
 
+std::string ShortCommit(const std::string& commit) { return commit.substr(0, 8); }
+
 const char* MeasureName(Measure m) { return m == Measure::kSeconds ? "seconds" : "ratio"; }
 
 double ValueOf(const HistoryPoint& p, Measure m) {

@@ -24,6 +24,9 @@ struct HistoryPoint {
   bool ok() const { return status == "ok"; }
 };
 
+// A commit as tables print it: its first 8 hex digits.
+std::string ShortCommit(const std::string& commit);
+
 // Which figure of a point a timed series follows.
 enum class Measure { kSeconds, kRatio };
 double ValueOf(const HistoryPoint& p, Measure m);  // the median over repeats; NaN when none

@@ -5,27 +5,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "harness/history/series.h"
 
 namespace sparsebench {
 namespace {
 
-std::string Short(const std::string& commit) { return commit.substr(0, 8); }
-
 std::string ChangesText(const std::vector<HistoryPoint>& points,
                         const std::vector<ChangePoint>& changes) {
   std::vector<std::string> parts;
   for (const ChangePoint& c : changes) {
-    parts.push_back(fmt::format("{} {:+.1f}% (p {:.0e})", Short(points[c.index].commit),
+    parts.push_back(fmt::format("{} {:+.1f}% (p {:.0e})", ShortCommit(points[c.index].commit),
                                 100 * c.change(), c.p));
   }
   for (size_t i = 1; i < points.size(); ++i) {
     if (!points[i].annotation.empty())
       parts.push_back(
-          fmt::format("{} annotated: {}", Short(points[i].commit), points[i].annotation));
+          fmt::format("{} annotated: {}", ShortCommit(points[i].commit), points[i].annotation));
     else if (points[i].starts_segment)
-      parts.push_back(fmt::format("{} new settings", Short(points[i].commit)));
+      parts.push_back(fmt::format("{} new settings", ShortCommit(points[i].commit)));
   }
   return parts.empty() ? "—" : fmt::format("{}", fmt::join(parts, "; "));
 }
@@ -38,20 +37,26 @@ std::string CounterChanges(const std::vector<HistoryPoint>& points) {
     for (const CountChange& c : CompareCounts(a, b).changes) {
       const double before = static_cast<double>(c.before) / std::max<uint64_t>(c.samples_before, 1),
                    after = static_cast<double>(c.after) / std::max<uint64_t>(c.samples_after, 1);
-      parts.push_back(c.before == 0 ? fmt::format("{} {} new", Short(b.commit), c.key)
-                                    : fmt::format("{} {} {:+.2f}%", Short(b.commit), c.key,
+      parts.push_back(c.before == 0 ? fmt::format("{} {} new", ShortCommit(b.commit), c.key)
+                                    : fmt::format("{} {} {:+.2f}%", ShortCommit(b.commit), c.key,
                                                   100 * (after / before - 1)));
     }
   }
   return parts.empty() ? "—" : fmt::format("{}", fmt::join(parts, "; "));
 }
 
-// "0.61–0.68 s": the lowest and highest values a sparkline draws.
-std::string RangeText(const std::vector<double>& values) {
+// The lowest and highest finite values (infinities when there is none).
+std::pair<double, double> FiniteRange(const std::vector<double>& values) {
   double lo = INFINITY, hi = -INFINITY;
   for (double v : values) {
     if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   }
+  return {lo, hi};
+}
+
+// "0.61–0.68 s": the lowest and highest values a sparkline draws.
+std::string RangeText(const std::vector<double>& values) {
+  const auto [lo, hi] = FiniteRange(values);
   return std::isfinite(lo) ? fmt::format("{:.3g}–{:.3g} s", lo, hi) : "";
 }
 
@@ -59,10 +64,7 @@ std::string RangeText(const std::vector<double>& values) {
 
 std::string Sparkline(const std::vector<double>& values) {
   static const char* const kBlocks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-  double lo = INFINITY, hi = -INFINITY;
-  for (double v : values) {
-    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-  }
+  const auto [lo, hi] = FiniteRange(values);
   std::string line;
   for (double v : values) {
     if (!std::isfinite(v)) {
@@ -96,13 +98,14 @@ std::string ShowText(const HistoryStore& store, const ShowOptions& o) {
       const double latest = values.back();
       const std::vector<double> drawn(values.begin() + static_cast<std::ptrdiff_t>(from),
                                       values.end());
-      text += fmt::format(
-          "| {} | {} | {} {} | {} | {} | {} |\n", cell, points.size(), Sparkline(drawn),
-          RangeText(drawn),
-          points.back().ok() ? fmt::format("{:.4g} s at {}", latest, Short(points.back().commit))
-                             : points.back().status + " at " + Short(points.back().commit),
-          ChangesText(points, SeriesChangePoints(points, Measure::kSeconds, o.change)),
-          CounterChanges(points));
+      text +=
+          fmt::format("| {} | {} | {} {} | {} | {} | {} |\n", cell, points.size(), Sparkline(drawn),
+                      RangeText(drawn),
+                      points.back().ok()
+                          ? fmt::format("{:.4g} s at {}", latest, ShortCommit(points.back().commit))
+                          : points.back().status + " at " + ShortCommit(points.back().commit),
+                      ChangesText(points, SeriesChangePoints(points, Measure::kSeconds, o.change)),
+                      CounterChanges(points));
     }
     text += "\n";
   }
