@@ -22,6 +22,7 @@ namespace sparsebench::cli {
 namespace {
 
 const std::string kSource = SPARSEBENCH_SOURCE_DIR;
+const std::string kHistoryPage = kSource + "/results/history/index.html";
 constexpr double kMaxPricePerHour = 1e6;  // USD
 
 std::string SelfPath() {
@@ -79,6 +80,7 @@ void AddRun(CLI::App& app, NumberOptions& numbers, const EngineRegistry& engines
     if (o->data_dir.empty()) o->data_dir = DefaultDataDir();
     o->binary = SelfPath();
     o->published_path = kSource + "/harness/published.csv";
+    o->history_page = kHistoryPage;
     const int failed = RunMatrix(*o, engines).failed;
     fmt::print(stderr, "report: {}/report.md ({} cell(s) not ok)\n", o->out_dir, failed);
   });
@@ -88,6 +90,7 @@ void AddReport(CLI::App& app, const EngineRegistry& engines) {
   auto o = std::make_shared<ReportOptions>();
   o->prices_path = kSource + "/harness/instances.csv";
   o->published_path = kSource + "/harness/published.csv";
+  o->history_page = kHistoryPage;
   CLI::App* cmd = app.add_subcommand("report", "Merge run directories (any machines, shards) into one report");
   cmd->add_option("dirs", o->run_dirs, "Run directories")->required();
   cmd->add_option("--out", o->out_dir, "Output directory")->required();

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <ctime>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <tuple>
@@ -12,6 +14,7 @@
 #include "harness/cli/commands.h"
 #include "harness/history/check.h"
 #include "harness/history/git_commit.h"
+#include "harness/history/page_html.h"
 #include "harness/history/show.h"
 
 namespace sparsebench::cli {
@@ -131,6 +134,67 @@ void AddCheck(CLI::App& history, NumberOptions& numbers, const EngineRegistry& e
   });
 }
 
+struct ReportCommand {
+  std::string html_dir, markdown, store = kDefaultStore, repo = ".";
+  PageOptions options;
+};
+
+// Each commit's subject from git; none (and a note) where git cannot say.
+std::map<std::string, std::string> Subjects(const HistoryStore& store, const std::string& repo) {
+  std::set<std::string> commits;
+  for (const std::string& machine : store.Machines()) {
+    for (const HistoryRecord& r : store.Records(machine)) commits.insert(r.commit);
+  }
+  try {
+    return CommitSubjects(repo, {commits.begin(), commits.end()});
+  } catch (const DataError& e) {
+    fmt::print(stderr, "note: {}; the page shows no commit subjects\n", e.what());
+    return {};
+  }
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw DataError(path, 0, "cannot write the file");
+}
+
+void AddReport(CLI::App& history, const EngineRegistry& engines) {
+  auto r = std::make_shared<ReportCommand>();
+  CLI::App* cmd = history.add_subcommand(
+      "report",
+      "The history as one self-contained HTML page (DIR/index.html, with DIR/summary.md) or as "
+      "markdown for a pull request");
+  cmd->add_option("--html", r->html_dir, "Write DIR/index.html and DIR/summary.md");
+  cmd->add_option("--markdown", r->markdown, "Write the markdown summary here (- for stdout)");
+  cmd->add_option("--store", r->store, "History directory")->capture_default_str();
+  cmd->add_option("--repo", r->repo, "Git repository (commit subjects)")->capture_default_str();
+  cmd->add_option("--machine", r->options.machine, "Only this machine (its key)");
+  cmd->add_option("--cell", r->options.cell, "Only cells matching this glob (dataset/engine/tN)")
+      ->capture_default_str();
+  cmd->callback([r, &engines] {
+    const HistoryStore store(r->store);
+    const HistoryPage page = BuildPage(store, engines, Subjects(store, r->repo), r->options);
+    if (page.machines.empty()) throw DataError(r->store, 0, "no history to report");
+    std::string markdown = r->markdown;
+    if (!r->html_dir.empty()) {
+      std::filesystem::create_directories(r->html_dir);
+      const std::string html = (std::filesystem::path(r->html_dir) / "index.html").string();
+      WriteText(html, PageHtml(page, Today()));
+      if (markdown.empty()) markdown = (std::filesystem::path(r->html_dir) / "summary.md").string();
+      fmt::print("{}\n", html);
+    }
+    const std::string link = r->html_dir.empty() ? "" : "index.html";
+    if (markdown.empty() || markdown == "-") {
+      fmt::print("{}", PageMarkdown(page, link));
+    } else {
+      WriteText(markdown, PageMarkdown(page, link));
+      fmt::print("{}\n{}\n", markdown, VerdictLine(page));
+    }
+  });
+}
+
 void AddAnnotate(CLI::App& history) {
   auto a = std::make_shared<std::tuple<Annotation, std::string, std::string>>(Annotation{},
                                                                               kDefaultStore, ".");
@@ -163,6 +227,7 @@ void AddHistoryCommands(CLI::App& app, NumberOptions& numbers, const EngineRegis
   AddShow(*history, numbers);
   AddCheck(*history, numbers, engines);
   AddAnnotate(*history);
+  AddReport(*history, engines);
 }
 
 }  // namespace sparsebench::cli

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <set>
 
@@ -173,8 +174,17 @@ std::vector<Finding> Counters(const std::string& cell, const HistoryPoint& ref,
     found.push_back(
         {cell, c.key, Verdict::kRegression,
          fmt::format("{:.6g} → {:.6g} per sample ({}; {} → {} in all over {} seed(s)) since {}", a,
-                     b, a > 0 ? CountPercent(b / a - 1) : "new", c.before, c.after, compared.seeds,
-                     ShortCommit(ref.commit))});
+                     b, a > 0 ? CountPercent(b / a - 1) : "from 0", c.before, c.after,
+                     compared.seeds, ShortCommit(ref.commit))});
+  }
+  for (const std::string& key : compared.added) {
+    found.push_back(
+        {cell, key, Verdict::kNote,
+         fmt::format("counted from here on ({} did not count it)", ShortCommit(ref.commit))});
+  }
+  for (const std::string& key : compared.dropped) {
+    found.push_back({cell, key, Verdict::kNote,
+                     fmt::format("no longer counted ({} counted it)", ShortCommit(ref.commit))});
   }
   return found;
 }
@@ -184,13 +194,6 @@ bool Failing(const Finding& f) {
 }
 
 bool IsTimed(const Finding& f) { return f.what == "seconds" || f.what == "drift"; }
-
-// Whether a cell ("dataset/engine/tN") is the reference engine's own, whose ratio is always 1.
-bool IsReferenceCell(const std::string& cell, const std::string& reference) {
-  const size_t first = cell.find('/'), last = cell.rfind('/');
-  return !reference.empty() && first != last &&
-         cell.substr(first + 1, last - first - 1) == reference;
-}
 
 // Slower in seconds, but its ratio to the reference engine held: the machine, not the cell.
 void ExcuseByRatio(const std::vector<Finding>& by_ratio, std::vector<Finding>& found) {
@@ -294,25 +297,31 @@ int CheckResult::ExitCode() const {
 CheckResult CheckRecords(const std::vector<HistoryRecord>& now, const HistoryStore& store,
                          const CheckOptions& o) {
   if (now.empty()) throw DataError(store.dir(), 0, "history check: no records to check");
+  for (const HistoryRecord& r : now) {
+    if (r.machine != now.front().machine || r.commit != now.front().commit) {
+      throw DataError(store.dir(), 0,
+                      "history check: the runs mix commits or machines (" + ShortCommit(r.commit) +
+                          " on " + r.machine + ", " + ShortCommit(now.front().commit) + " on " +
+                          now.front().machine + ")");
+    }
+  }
+  std::vector<HistoryRecord> others;
+  for (const std::string& machine : store.Machines()) {
+    if (machine == now.front().machine) continue;
+    for (HistoryRecord& r : store.Records(machine)) others.push_back(std::move(r));
+  }
+  return CheckRecords(now, store.Records(now.front().machine), others, store.Annotations(), o);
+}
+
+CheckResult CheckRecords(const std::vector<HistoryRecord>& now,
+                         const std::vector<HistoryRecord>& own,
+                         const std::vector<HistoryRecord>& others,
+                         const std::vector<Annotation>& annotations, const CheckOptions& o) {
+  assert(!now.empty());
   CheckResult result;
   result.machine = now.front().machine;
   result.machine_name = now.front().machine_name;
   result.commit = now.front().commit;
-  for (const HistoryRecord& r : now) {
-    if (r.machine != result.machine || r.commit != result.commit) {
-      throw DataError(store.dir(), 0,
-                      "history check: the runs mix commits or machines (" + ShortCommit(r.commit) +
-                          " on " + r.machine + ", " + ShortCommit(result.commit) + " on " +
-                          result.machine + ")");
-    }
-  }
-  const std::vector<HistoryRecord> own = store.Records(result.machine);
-  std::vector<HistoryRecord> others;
-  for (const std::string& machine : store.Machines()) {
-    if (machine == result.machine) continue;
-    for (HistoryRecord& r : store.Records(machine)) others.push_back(std::move(r));
-  }
-  const std::vector<Annotation> annotations = store.Annotations();
   result.own_history = !own.empty();
   for (const std::string& cell : CellsOf(now)) {
     std::vector<const HistoryRecord*> mine;

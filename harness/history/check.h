@@ -55,6 +55,12 @@ struct CheckResult {
 // noted, and so is the reference engine when the other engines' median slowdown matches.
 CheckResult CheckRecords(const std::vector<HistoryRecord>& now, const HistoryStore& store,
                          const CheckOptions& options);
+// The same against records at hand: `own` this machine's, `others` the other machines'.
+// `now` is not empty and holds one commit on one machine.
+CheckResult CheckRecords(const std::vector<HistoryRecord>& now,
+                         const std::vector<HistoryRecord>& own,
+                         const std::vector<HistoryRecord>& others,
+                         const std::vector<Annotation>& annotations, const CheckOptions& options);
 
 // The check as a table and a closing line.
 std::string CheckText(const CheckResult& result);

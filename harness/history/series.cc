@@ -62,6 +62,7 @@ CountComparison CompareCounts(const HistoryPoint& before, const HistoryPoint& af
   CountComparison result;
   const auto a = BySeed(before), b = BySeed(after);
   std::map<std::string, CountChange> sums;
+  std::set<std::string> added, dropped;
   for (const auto& [seed, was] : a) {
     const auto now = b.find(seed);
     if (now == b.end()) continue;
@@ -71,10 +72,14 @@ CountComparison CompareCounts(const HistoryPoint& before, const HistoryPoint& af
     for (const auto& [key, value] : *now->second) keys.insert(key);
     for (const std::string& key : keys) {
       if (key == "samples") continue;
+      if (!was->contains(key) || !now->second->contains(key)) {
+        (was->contains(key) ? dropped : added).insert(key);
+        continue;
+      }
       CountChange& c = sums[key];
       c.key = key;
-      c.before += CountOf(*was, key);
-      c.after += CountOf(*now->second, key);
+      c.before += was->at(key);
+      c.after += now->second->at(key);
       c.samples_before += CountOf(*was, "samples");
       c.samples_after += CountOf(*now->second, "samples");
     }
@@ -82,6 +87,8 @@ CountComparison CompareCounts(const HistoryPoint& before, const HistoryPoint& af
   for (const auto& [key, c] : sums) {
     if (c.before != c.after || c.samples_before != c.samples_after) result.changes.push_back(c);
   }
+  result.added.assign(added.begin(), added.end());
+  result.dropped.assign(dropped.begin(), dropped.end());
   return result;
 }
 
@@ -112,6 +119,18 @@ std::vector<HistoryPoint> SeriesOf(const std::vector<HistoryRecord>& records,
     }
   }
   return points;
+}
+
+CellParts PartsOf(const std::string& cell) {
+  const size_t last = cell.rfind('/');
+  const size_t first =
+      last == std::string::npos || last == 0 ? std::string::npos : cell.rfind('/', last - 1);
+  if (first == std::string::npos || cell.compare(last + 1, 1, "t") != 0) return {};
+  return {cell.substr(0, first), cell.substr(first + 1, last - first - 1), cell.substr(last + 2)};
+}
+
+bool IsReferenceCell(const std::string& cell, const std::string& reference) {
+  return !reference.empty() && PartsOf(cell).engine == reference;
 }
 
 std::vector<std::string> CellsOf(const std::vector<HistoryRecord>& records) {

@@ -38,6 +38,16 @@ std::vector<HistoryPoint> SeriesOf(const std::vector<HistoryRecord>& records,
                                    const std::string& cell,
                                    const std::vector<Annotation>& annotations);
 
+// A cell's parts: "dataset/engine/tN" as dataset, engine and threads ("N"); empty where the
+// id has fewer parts.
+struct CellParts {
+  std::string dataset, engine, threads;
+};
+CellParts PartsOf(const std::string& cell);
+
+// Whether a cell is the reference engine's own, whose ratio is always 1.
+bool IsReferenceCell(const std::string& cell, const std::string& reference);
+
 // The cells of `records`, sorted.
 std::vector<std::string> CellsOf(const std::vector<HistoryRecord>& records);
 
@@ -45,8 +55,8 @@ std::vector<std::string> CellsOf(const std::vector<HistoryRecord>& records);
 std::vector<ChangePoint> SeriesChangePoints(const std::vector<HistoryPoint>& points, Measure m,
                                             const ChangePointOptions& options);
 
-// The exact counts of two points at the seeds both trained with: each counter that differs,
-// summed over those seeds with the samples they trained.
+// The exact counts of two points at the seeds both trained with: each counter both counted
+// that differs, summed over those seeds with the samples they trained.
 struct CountChange {
   std::string key;
   uint64_t before = 0, after = 0, samples_before = 0, samples_after = 0;
@@ -54,6 +64,9 @@ struct CountChange {
 struct CountComparison {
   size_t seeds = 0;  // seeds in common (none: nothing compared)
   std::vector<CountChange> changes;
+  // Counters only one side counted (an engine that counts something new, or no longer): not a
+  // change of its work, so not compared.
+  std::vector<std::string> added, dropped;
 };
 CountComparison CompareCounts(const HistoryPoint& before, const HistoryPoint& after);
 

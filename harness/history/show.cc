@@ -34,13 +34,16 @@ std::string CounterChanges(const std::vector<HistoryPoint>& points) {
   for (size_t i = 1; i < points.size(); ++i) {
     const HistoryPoint &a = points[i - 1], &b = points[i];
     if (a.build != b.build) continue;
-    for (const CountChange& c : CompareCounts(a, b).changes) {
+    const CountComparison compared = CompareCounts(a, b);
+    for (const CountChange& c : compared.changes) {
       const double before = static_cast<double>(c.before) / std::max<uint64_t>(c.samples_before, 1),
                    after = static_cast<double>(c.after) / std::max<uint64_t>(c.samples_after, 1);
-      parts.push_back(c.before == 0 ? fmt::format("{} {} new", ShortCommit(b.commit), c.key)
+      parts.push_back(c.before == 0 ? fmt::format("{} {} from 0", ShortCommit(b.commit), c.key)
                                     : fmt::format("{} {} {:+.2f}%", ShortCommit(b.commit), c.key,
                                                   100 * (after / before - 1)));
     }
+    for (const std::string& key : compared.added)
+      parts.push_back(fmt::format("{} {} new", ShortCommit(b.commit), key));
   }
   return parts.empty() ? "—" : fmt::format("{}", fmt::join(parts, "; "));
 }

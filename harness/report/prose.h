@@ -34,6 +34,13 @@ the clock", an external engine the referee flagged (the figures are on its line 
 dataset's CPU table).
 )";
 
+// The link to the history page (the one `sparsebench history report --html` writes), where it
+// exists; {} is its path from the report.
+inline constexpr std::string_view kHistoryLink = R"(
+Results across commits, with their change points: [the history page]({}) (`sparsebench history
+report --html results/history`).
+)";
+
 // A dataset's note on what differs between its rows.
 inline constexpr std::string_view kDifferences = R"(
 What differs between the rows: every engine runs on the same data and threads and is timed by

@@ -115,6 +115,18 @@ std::string DatasetSection(const DatasetGroups& d, size_t index, const ReportOpt
                   d.dataset, stem);
 }
 
+// A line linking the history page, relative to the report, where the page exists.
+std::string HistoryLink(const ReportOptions& o) {
+  std::error_code error;
+  if (o.history_page.empty() || !fs::is_regular_file(o.history_page, error)) return "";
+  const fs::path page = fs::weakly_canonical(o.history_page, error);
+  const std::string link =
+      fs::relative(page, fs::weakly_canonical(o.out_dir, error), error).string();
+  return fmt::format(fmt::runtime(prose::Prose(prose::kHistoryLink)),
+                     link.empty() ? page.string() : link) +
+         "\n\n";
+}
+
 }  // namespace
 
 ReportInput ReadRunDirs(const std::vector<std::string>& run_dirs, const EngineRegistry& engines) {
@@ -138,7 +150,8 @@ void WriteReport(const ReportInput& input, const ReportOptions& o, const EngineR
   std::string md = "# SparseBench report\n\n" +
                    fmt::format(fmt::runtime(prose::Prose(prose::kOpening)),
                                fmt::join(engines.DenseBaselineNames(), ", ")) +
-                   "\n\n## Machines\n\n" + MachineTable(input.contexts) + "\n";
+                   "\n\n" + HistoryLink(o) + "## Machines\n\n" + MachineTable(input.contexts) +
+                   "\n";
   const std::vector<DatasetGroups> datasets = GroupRows(input.rows, engines);
   for (size_t i = 0; i < datasets.size(); ++i) md += DatasetSection(datasets[i], i, o);
   md += PublishedTable(o.published_path, o.prices_path);

@@ -15,6 +15,7 @@ struct ReportOptions {
   std::string prices_path;     // harness/instances.csv
   std::string published_path;  // harness/published.csv ("": no table of published figures)
   bool plots = true;           // run gnuplot (false: the report says there are none)
+  std::string history_page;    // the history page (history report --html): linked where it exists
 };
 
 // What a report is made of: every run's rows, targets resolved, in cell order, and the

@@ -295,7 +295,9 @@ RunOutcome RunMatrix(const RunOptions& o, const EngineRegistry& engines) {
                  process.seconds);
   }
   const ReportInput input{results.Rows(), ContextsIn(contexts)};
-  WriteReport(input, {{o.out_dir}, o.out_dir, o.prices_path, o.published_path, o.plots}, engines);
+  WriteReport(input,
+              {{o.out_dir}, o.out_dir, o.prices_path, o.published_path, o.plots, o.history_page},
+              engines);
   return {failed, results.counts().cell_files_read};
 }
 

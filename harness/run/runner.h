@@ -25,6 +25,7 @@ struct RunOptions {
   std::string previous_matrix_path;
   bool overwrite = false;  // remove the results --out holds (another matrix's, or an earlier run's)
   std::string published_path;  // harness/published.csv ("": the report has no published table)
+  std::string history_page;    // results/history/index.html: linked where it exists
   bool plots = true;           // the report's plots (gnuplot)
 };
 

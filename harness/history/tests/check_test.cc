@@ -150,6 +150,19 @@ TEST(Check, ACounterChangeIsReportedWithItsSize) {
   EXPECT_EQ(Find(Check(history, now), "counters")->verdict, Verdict::kRegression);
 }
 
+// A counter only one side counted is not a change of the engine's work: noted, not compared.
+TEST(Check, ACounterCountedFromACommitOnIsNoted) {
+  const auto history = Series(std::vector<double>(6, 1.0), 4);
+  HistoryPoint now = Point(6, 1.0, 5);
+  for (SeedCounts& c : now.counters) c.counts["bucket_ids_read"] = 480;
+  const auto found = Check(history, now);
+  EXPECT_EQ(Worst(found), Verdict::kNote);
+  ASSERT_NE(Find(found, "bucket_ids_read"), nullptr);
+  EXPECT_EQ(Find(found, "bucket_ids_read")->detail,
+            "counted from here on (00000060 did not count it)");
+  EXPECT_EQ(Find(found, "counters")->verdict, Verdict::kOk);  // active_neurons held
+}
+
 TEST(Check, AnAnnotatedCommitStartsANewSegment) {
   const auto history = Series(std::vector<double>(6, 1.0), 5);
   HistoryPoint now = Point(6, 1.5, 6);

@@ -244,5 +244,28 @@ TEST_F(HistoryCli, ShowDrawsEachCellsSeries) {
   EXPECT_EQ(one.output.find("d/sparse/t2"), std::string::npos) << one.output;
 }
 
+// `history report`: one self-contained page with each commit's subject from git, and its
+// markdown summary; a store with nothing in it is an error naming it.
+TEST_F(HistoryCli, ReportWritesThePageAndItsSummary) {
+  Seeded();
+  const std::string out = dir_.file("page");
+  const Ran report = History("report --html " + out);
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  std::ifstream html_file(out + "/index.html"), md_file(out + "/summary.md");
+  const std::string html((std::istreambuf_iterator<char>(html_file)), {}),
+      md((std::istreambuf_iterator<char>(md_file)), {});
+  EXPECT_NE(html.find("<script type=\"application/json\" id=\"history-data\">"), std::string::npos);
+  EXPECT_NE(html.find("\"subject\":\"c\""), std::string::npos);  // from git
+  for (const char* fetching : {"src=", "<link", "fetch(", "XMLHttpRequest", "url(", "import("})
+    EXPECT_EQ(html.find(fetching), std::string::npos) << fetching << ": the page stands alone";
+  EXPECT_NE(md.find("| `d/sparse/t2` | time ÷ blas |"), std::string::npos) << md;
+  EXPECT_NE(md.find("no regression"), std::string::npos) << md;
+  EXPECT_NE(md.find("[index.html](index.html)"), std::string::npos) << md;
+  const Ran none = Shell(fmt::format("{} history report --html {} --store {}", SPARSEBENCH_BINARY,
+                                     dir_.file("page2"), dir_.file("none")));
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.output.find("no history to report"), std::string::npos) << none.output;
+}
+
 }  // namespace
 }  // namespace sparsebench

@@ -153,3 +153,28 @@ TEST(Report, NamesNeverBecomeGnuplotCommands) {
 
 }  // namespace
 }  // namespace sparsebench
+
+namespace sparsebench {
+namespace {
+
+using namespace report_fixture;
+
+// The report links the history page, relative to itself, where the page exists; no line
+// where it does not.
+TEST(Report, LinksTheHistoryPageWhereItExists) {
+  testing::TempDir dir;
+  const std::string run = RunDir(dir, "run", {Cell("d", "sparse", 1).dump()}, "{}");
+  ReportOptions options = Options(run, dir.file("out"));
+  options.history_page = dir.file("history/index.html");
+  WriteReport(options, BuiltinEngines());
+  EXPECT_EQ(Read(dir.file("out/report.md")).find("history page"), std::string::npos);
+  std::filesystem::create_directories(dir.file("history"));
+  std::ofstream(options.history_page) << "<!doctype html>";
+  WriteReport(options, BuiltinEngines());
+  EXPECT_NE(Read(dir.file("out/report.md")).find("[the history page](../history/index.html)"),
+            std::string::npos)
+      << Read(dir.file("out/report.md"));
+}
+
+}  // namespace
+}  // namespace sparsebench

@@ -189,7 +189,7 @@ TEST(RunMatrix, ItsFilesComeFromTheResultsItHoldsNotFromTheCellFiles) {
   std::ifstream report(o.out_dir + "/report.md");
   const std::string md((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
   EXPECT_NE(md.find("| `blas` |"), std::string::npos) << md;
-  EXPECT_THROW(WriteReport({{o.out_dir}, dir.file("again"), "", "", false}, BuiltinEngines()),
+  EXPECT_THROW(WriteReport({{o.out_dir}, dir.file("again"), "", "", false, ""}, BuiltinEngines()),
                DataError);
 
   o.resume = true;  // the garbage is a cell that did not finish: it runs again, the other not
@@ -211,7 +211,7 @@ TEST(RunMatrix, ItsReportIsWhatReportWritesFromItsDirectory) {
       "exit 1; fi\necho '{\"status\":\"ok\",\"spec\":\"'$3'\",\"train_seconds\":0.1234567891234,"
       "\"metric_value\":0.3,\"curve\":[[0.1,1,0.3,null,null]]}'\n");
   ASSERT_EQ(RunMatrix(o, BuiltinEngines()).failed, 1);
-  WriteReport({{o.out_dir}, dir.file("again"), "", "", false}, BuiltinEngines());
+  WriteReport({{o.out_dir}, dir.file("again"), "", "", false, ""}, BuiltinEngines());
   for (const char* file : {"/report.md", "/results.csv", "/curves.csv"}) {
     std::ifstream a(o.out_dir + file), b(dir.file("again") + file);
     const std::string run((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
