@@ -29,7 +29,8 @@ std::vector<PageCommit> AxisOf(const std::vector<HistoryRecord>& records,
   std::vector<PageCommit> axis;
   for (const auto& [commit, dates] : when) {
     const auto subject = subjects.find(commit);
-    axis.push_back({commit, subject == subjects.end() ? "" : subject->second, dates.first});
+    axis.push_back(
+        {commit, subject == subjects.end() ? "" : subject->second, dates.first, dates.second});
   }
   std::stable_sort(axis.begin(), axis.end(), [&](const PageCommit& a, const PageCommit& b) {
     return when.at(a.id) < when.at(b.id);
@@ -369,8 +370,10 @@ std::string PageChartsJson(const HistoryPage& page) {
   for (const PageMachine& m : page.machines) {
     nlohmann::json commits = nlohmann::json::array(), cells = nlohmann::json::array();
     for (const PageCommit& c : m.commits) {
-      commits.push_back(
-          {{"short", ShortCommit(c.id)}, {"subject", c.subject}, {"date", c.date.substr(0, 10)}});
+      commits.push_back({{"short", ShortCommit(c.id)},
+                         {"subject", c.subject},
+                         {"date", c.date.substr(0, 10)},
+                         {"run", c.run_date.substr(0, 16)}});
     }
     for (const PageCell& c : m.cells) cells.push_back(CellJson(c));
     machines.push_back({{"key", m.key}, {"name", m.name}, {"commits", commits}, {"cells", cells}});

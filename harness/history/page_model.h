@@ -15,6 +15,7 @@ namespace sparsebench {
 // A commit on a machine's axis.
 struct PageCommit {
   std::string id, subject, date;
+  std::string run_date;  // when it was first measured on this machine
 };
 
 // A line over a chart: a change point found in the series, or a segment start that an

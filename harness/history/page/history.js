@@ -68,7 +68,8 @@
       var c = machine.commits[i];
       tip.textContent = '';
       tip.appendChild(element('div', 'subject', c.short + ' ' + c.subject));
-      tip.appendChild(element('div', 'meta', c.date + ' \u00b7 ' + machine.name));
+      tip.appendChild(element('div', 'meta', 'committed ' + c.date + ' \u00b7 measured ' +
+                              c.run.replace('T', ' ') + ' on ' + machine.name));
       row.forEach(function (text) { tip.appendChild(element('div', null, text)); });
       tip.style.display = 'block';
       var left = u.valToPos(i, 'x') + 12;

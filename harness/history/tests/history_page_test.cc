@@ -166,6 +166,25 @@ double Px(const std::string& style, const std::string& property) {
   return std::regex_search(style, m, re) ? std::stod(m[2]) : NAN;
 }
 
+// The DOM of `page` once headless Chromium ran its scripts, and what Chromium logged.
+struct Opened {
+  ProcessResult process;
+  std::string dom, log;
+};
+Opened Open(const std::string& chromium, const fs::path& page) {
+  const fs::path dir = page.parent_path();
+  ProcessLimits limits;
+  limits.seconds = 60;
+  Opened o;
+  o.process = RunProcess({chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--enable-logging=stderr", "--v=0", "--window-size=1400,1800",
+                          "--virtual-time-budget=5000", "--dump-dom", "file://" + page.string()},
+                         dir / "dom.html", dir / "browser.log", limits);
+  o.dom = Slurp(dir / "dom.html");
+  o.log = Slurp(dir / "browser.log");
+  return o;
+}
+
 TEST(HistoryPage, ChromiumDrawsEveryChartAndTheChangeWhereTheDataSaysIt) {
 #if !SPARSEBENCH_BROWSER_TESTS
   GTEST_SKIP() << "no browser test in this build (sanitizers or qemu: Chromium cannot run "
@@ -176,14 +195,7 @@ TEST(HistoryPage, ChromiumDrawsEveryChartAndTheChangeWhereTheDataSaysIt) {
   const fs::path store = SyntheticStore();
   const fs::path page_file = store / "index.html";
   std::ofstream(page_file) << PageHtml(PageOf(store), "now");
-  ProcessLimits limits;
-  limits.seconds = 60;
-  const ProcessResult r =
-      RunProcess({chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                  "--enable-logging=stderr", "--v=0", "--window-size=1400,1800",
-                  "--virtual-time-budget=5000", "--dump-dom", "file://" + page_file.string()},
-                 store / "dom.html", store / "browser.log", limits);
-  const std::string dom = Slurp(store / "dom.html"), log = Slurp(store / "browser.log");
+  const auto [r, dom, log] = Open(chromium, page_file);
   ASSERT_TRUE(r.ok()) << r.Describe() << "\n" << log;
   EXPECT_EQ(log.find(":CONSOLE"), std::string::npos) << "the page said something:\n" << log;
   EXPECT_NE(dom.find("<ul id=\"page-errors\" hidden=\"\"></ul>"), std::string::npos);
@@ -214,6 +226,41 @@ TEST(HistoryPage, ChromiumDrawsEveryChartAndTheChangeWhereTheDataSaysIt) {
   EXPECT_EQ(count("data-kind=\"change\""), 1u);
   EXPECT_EQ(count("data-kind=\"counts\""), 1u);
   EXPECT_NE(dom.find("data-x=\"20\" data-kind=\"counts\""), std::string::npos);
+  fs::remove_all(store);
+}
+
+// A mouse moving onto the sparse chart, {} / {} of the way across.
+constexpr const char* kHover = R"(<script>
+var over = document.querySelector('.chart.timed[data-cell="ds/sparse/t2"] .u-over');
+var r = over.getBoundingClientRect();
+over.dispatchEvent(new MouseEvent('mousemove', {{bubbles: true,
+  clientX: r.left + r.width * {} / {}, clientY: r.top + r.height / 2}}));
+</script>)";
+
+// Hovering commit 10 of the sparse chart (a mouse event the test adds to a copy of the page)
+// shows that commit, when it was measured, on which machine, and its figures.
+TEST(HistoryPage, HoveringAPointShowsItsCommitAndMachine) {
+#if !SPARSEBENCH_BROWSER_TESTS
+  GTEST_SKIP() << "no browser test in this build (sanitizers or qemu)";
+#endif
+  const std::string chromium = Browser();
+  if (chromium.empty()) GTEST_SKIP() << "no Chromium on PATH (tools/setup installs Debian's)";
+  const fs::path store = SyntheticStore();
+  std::string html = PageHtml(PageOf(store), "now");
+  html.insert(html.rfind("</body>"), fmt::format(kHover, kStep + 0.5, kCommits));
+  std::ofstream(store / "hover.html") << html;
+  const auto [r, dom, log] = Open(chromium, store / "hover.html");
+  ASSERT_TRUE(r.ok()) << r.Describe() << "\n" << log;
+  EXPECT_EQ(log.find(":CONSOLE"), std::string::npos) << log;
+  const size_t tip = dom.find("<div class=\"tooltip\" style=\"display: block;");
+  ASSERT_NE(tip, std::string::npos) << "no tooltip shown";
+  const std::string shown = dom.substr(tip, 400);
+  EXPECT_NE(shown.find("<div class=\"subject\">c0ffee0a "), std::string::npos) << shown;
+  EXPECT_NE(
+      shown.find("committed 2026-12-01 · measured 2026-12-02 00:10 on Test CPU, 2 cores [m1]"),
+      std::string::npos)
+      << shown;
+  EXPECT_NE(shown.find("over 4 repeats"), std::string::npos) << shown;
   fs::remove_all(store);
 }
 
