@@ -140,17 +140,15 @@ struct ReportCommand {
 };
 
 // Each commit's subject from git; none (and a note) where git cannot say.
-std::map<std::string, std::string> Subjects(const HistoryStore& store, const std::string& repo) {
-  std::set<std::string> commits;
-  for (const std::string& machine : store.Machines()) {
-    for (const HistoryRecord& r : store.Records(machine)) commits.insert(r.commit);
-  }
-  try {
-    return CommitSubjects(repo, {commits.begin(), commits.end()});
-  } catch (const DataError& e) {
-    fmt::print(stderr, "note: {}; the page shows no commit subjects\n", e.what());
-    return {};
-  }
+SubjectsOf GitSubjects(const std::string& repo) {
+  return [repo](const std::vector<std::string>& commits) {
+    try {
+      return CommitSubjects(repo, commits);
+    } catch (const DataError& e) {
+      fmt::print(stderr, "note: {}; the page shows no commit subjects\n", e.what());
+      return std::map<std::string, std::string>{};
+    }
+  };
 }
 
 void WriteText(const std::string& path, const std::string& text) {
@@ -175,17 +173,21 @@ void AddReport(CLI::App& history, const EngineRegistry& engines) {
       ->capture_default_str();
   cmd->callback([r, &engines] {
     const HistoryStore store(r->store);
-    const HistoryPage page = BuildPage(store, engines, Subjects(store, r->repo), r->options);
+    const HistoryPage page = BuildPage(store, engines, GitSubjects(r->repo), r->options);
     if (page.machines.empty()) throw DataError(r->store, 0, "no history to report");
-    std::string markdown = r->markdown;
+    namespace fs = std::filesystem;
+    std::string markdown = r->markdown, link;
     if (!r->html_dir.empty()) {
-      std::filesystem::create_directories(r->html_dir);
-      const std::string html = (std::filesystem::path(r->html_dir) / "index.html").string();
-      WriteText(html, PageHtml(page, Today()));
-      if (markdown.empty()) markdown = (std::filesystem::path(r->html_dir) / "summary.md").string();
-      fmt::print("{}\n", html);
+      fs::create_directories(r->html_dir);
+      const fs::path html = fs::path(r->html_dir) / "index.html";
+      WriteText(html.string(), PageHtml(page, Today()));
+      if (markdown.empty()) markdown = (fs::path(r->html_dir) / "summary.md").string();
+      // The summary's link to the page, from wherever the summary is.
+      link = markdown == "-"
+                 ? html.string()
+                 : fs::relative(fs::absolute(html), fs::absolute(markdown).parent_path()).string();
+      fmt::print("{}\n", html.string());
     }
-    const std::string link = r->html_dir.empty() ? "" : "index.html";
     if (markdown.empty() || markdown == "-") {
       fmt::print("{}", PageMarkdown(page, link));
     } else {

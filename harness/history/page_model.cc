@@ -184,10 +184,11 @@ void AddCounts(PageCell& out, const std::vector<HistoryPoint>& points,
 }
 
 // The chart's own line under it: what its blue series is, and where it ends.
-std::string Caption(const PageCell& c, const std::vector<PageCommit>& axis) {
-  std::string text = c.measure == "training seconds"
+std::string Caption(const PageCell& c, Measure m, const std::string& reference,
+                    const std::vector<PageCommit>& axis) {
+  std::string text = m == Measure::kSeconds
                          ? "Training seconds"
-                         : fmt::format("Training time {}'s in the same run", c.measure.substr(5));
+                         : fmt::format("Training time ÷ {}'s in the same run", reference);
   for (size_t i = c.value.size(); i-- > 0;) {
     if (!std::isfinite(c.value[i])) continue;
     text += fmt::format("; latest {:.4g} at {} over {} repeat(s)", c.value[i],
@@ -247,16 +248,17 @@ PageCell BuildCell(const CellInput& in, const PageOptions& o, std::vector<PageCh
     row.reason =
         p.annotation.empty() && row.acknowledged ? "the cell's settings changed" : p.annotation;
     const bool measured = std::isfinite(row.before) && std::isfinite(row.after);
-    out.marks.push_back(
-        {in.x_of.at(p.commit),
-         found != seg.changes.end() ? "change" : (p.annotation.empty() ? "settings" : "annotated"),
-         p.commit, measured ? Percent(row.change()) : row.kind,
-         fmt::format("{} at {}: {:.4g} → {:.4g}", row.kind, ShortCommit(p.commit), row.before,
-                     row.after)});
+    out.marks.push_back({in.x_of.at(p.commit),
+                         row.kind == "change point" ? "change"
+                         : row.kind == "annotated"  ? "annotated"
+                                                    : "settings",
+                         p.commit, measured ? Percent(row.change()) : row.kind,
+                         fmt::format("{} at {}: {:.4g} → {:.4g}", row.kind, ShortCommit(p.commit),
+                                     row.before, row.after)});
     if (measured) changes.push_back(row);
   }
   AddCounts(out, in.points, in.x_of);
-  out.caption = Caption(out, in.axis);
+  out.caption = Caption(out, m, reference, in.axis);
   return out;
 }
 
@@ -347,12 +349,19 @@ int HistoryPage::ExitCode() const {
 }
 
 HistoryPage BuildPage(const HistoryStore& store, const EngineRegistry& engines,
-                      const std::map<std::string, std::string>& subjects, const PageOptions& o) {
+                      const SubjectsOf& subjects_of, const PageOptions& o) {
   HistoryPage page;
   page.store = store.dir();
   const std::vector<Annotation> annotations = store.Annotations();
   std::map<std::string, std::vector<HistoryRecord>> all;
-  for (const std::string& machine : store.Machines()) all[machine] = store.Records(machine);
+  std::set<std::string> commits;
+  for (const std::string& machine : store.Machines()) {
+    all[machine] = store.Records(machine);
+    for (const HistoryRecord& r : all[machine]) commits.insert(r.commit);
+  }
+  const std::map<std::string, std::string> subjects =
+      subjects_of ? subjects_of({commits.begin(), commits.end()})
+                  : std::map<std::string, std::string>{};
   for (const auto& [machine, records] : all) {
     if (records.empty() || (!o.machine.empty() && machine != o.machine)) continue;
     std::vector<HistoryRecord> others;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -73,10 +74,13 @@ struct PageOptions {
   CheckOptions check;      // its change-point options find the change points too
 };
 
-// `subjects`: each commit's subject line (from git; missing ones print empty).
+// Each of `commits`' subject line, where known (from git); asked once per page.
+using SubjectsOf =
+    std::function<std::map<std::string, std::string>(const std::vector<std::string>& commits)>;
+
+// `subjects` may be empty: the page then shows no subjects.
 HistoryPage BuildPage(const HistoryStore& store, const EngineRegistry& engines,
-                      const std::map<std::string, std::string>& subjects,
-                      const PageOptions& options);
+                      const SubjectsOf& subjects, const PageOptions& options);
 
 // The page's charts as the JSON its script reads.
 std::string PageChartsJson(const HistoryPage& page);
