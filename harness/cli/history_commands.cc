@@ -103,7 +103,9 @@ void AddCheck(CLI::App& history, NumberOptions& numbers, const EngineRegistry& e
       "check",
       "Check runs of one commit against the history: exit 0 ok, 1 regression, 2 suspect "
       "(measure again), 3 error");
-  cmd->add_option("run_dirs", c->run_dirs, "Run directories of one commit (their repeats pooled)")
+  cmd->add_option(
+         "run_dirs", c->run_dirs,
+         "Run directories of one commit (their repeats pooled; more than one: measured again)")
       ->required();
   cmd->add_option("--store", c->store, "History directory")->capture_default_str();
   cmd->add_option("--repo", c->repo, "Git repository of the commit")->capture_default_str();
@@ -122,6 +124,7 @@ void AddCheck(CLI::App& history, NumberOptions& numbers, const EngineRegistry& e
               "Largest allowed metric drop in percentage points");
   cmd->callback([c, &engines] {
     try {
+      c->options.measured_again = c->run_dirs.size() > 1;
       const CheckResult result =
           CheckRecords(RecordsToCheck(*c, engines), HistoryStore(c->store), c->options);
       fmt::print("{}", CheckText(result));

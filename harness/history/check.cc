@@ -58,6 +58,17 @@ const std::vector<double>& Repeats(const HistoryPoint& p, Measure m) {
   return m == Measure::kSeconds ? p.seconds : p.ratio;
 }
 
+// Whether the point at `index` was slower than the segment before it (unknown: yes).
+bool OutOfItsSegment(const std::vector<HistoryPoint>& series, size_t index, Measure m,
+                     const CheckOptions& o) {
+  const std::vector<double> before =
+      ValuesOf(series, SegmentStart(series, index, m, o, false), index, m);
+  if (before.size() < o.min_segment) return true;
+  const double mean = Mean(before), sd = std::max(StdDev(before), o.noise_floor * mean);
+  const double value = ValueOf(series[index], m);
+  return !std::isfinite(value) || (value / mean - 1 > o.max_slowdown && (value - mean) / sd > o.z);
+}
+
 Finding Timed(const std::string& cell, const std::vector<HistoryPoint>& series, size_t reference,
               const HistoryPoint& now, Measure m, bool gate, const CheckOptions& o) {
   Finding f{cell, MeasureName(m), Verdict::kOk, ""};
@@ -87,9 +98,20 @@ Finding Timed(const std::string& cell, const std::vector<HistoryPoint>& series, 
   // parent can be asked, the point is suspect: measured again before anything fails.
   if (change > o.max_slowdown) {
     if (segment_testable) {
-      if (slower_than_segment)
-        f.verdict =
-            parent_testable && !slower_than_parent ? Verdict::kSuspect : Verdict::kRegression;
+      if (slower_than_segment && (!parent_testable || slower_than_parent)) {
+        f.verdict = Verdict::kRegression;
+      } else if (slower_than_segment) {
+        f.verdict = Verdict::kSuspect;
+        if (o.measured_again && !OutOfItsSegment(series, reference, m, o)) {
+          f.verdict = Verdict::kNote;
+          f.detail =
+              fmt::format(
+                  "measured again and no slower than {}, which was within its own segment: the "
+                  "machine, not this commit: ",
+                  ShortCommit(ref.commit)) +
+              f.detail;
+        }
+      }
     } else if (slower_than_parent || !parent_testable) {
       f.verdict = Verdict::kSuspect;
     }

@@ -19,6 +19,9 @@ struct CheckOptions {
   size_t drift_window = 20;      // the last points a drift is fitted over
   size_t drift_min_points = 10;  // fewer points since the segment's start: no drift test
   double drift_alpha = 0.001;    // the drift's slope p-value must be below this
+  // The runs were measured again after a suspect check: a point slower than its segment but
+  // not than its parent, whose own point was within its segment, is the machine and is noted.
+  bool measured_again = false;
   ChangePointOptions change;
 };
 

@@ -49,8 +49,11 @@ const Finding* Find(const std::vector<Finding>& found, const std::string& what) 
 }
 
 std::vector<Finding> Check(const std::vector<HistoryPoint>& history, const HistoryPoint& now,
-                           const std::vector<Annotation>& annotations = {}) {
-  return CheckCell("d/e/t2", history, now, Measure::kSeconds, true, annotations, CheckOptions{});
+                           const std::vector<Annotation>& annotations = {},
+                           bool measured_again = false) {
+  CheckOptions options;
+  options.measured_again = measured_again;
+  return CheckCell("d/e/t2", history, now, Measure::kSeconds, true, annotations, options);
 }
 
 // CI's rule: a suspect point is measured again (a new run, its repeats added) and checked once
@@ -61,7 +64,7 @@ Verdict AsCiWould(const std::vector<HistoryPoint>& history, HistoryPoint now, do
   if (first != Verdict::kSuspect) return first;
   const HistoryPoint again = Point(history.size(), level, seed);
   now.seconds.insert(now.seconds.end(), again.seconds.begin(), again.seconds.end());
-  return Worst(Check(history, now));
+  return Worst(Check(history, now, {}, /*measured_again=*/true));
 }
 
 TEST(Check, ATwentyPercentStepFailsAndTheSameCommitMeasuredAgainPasses) {
@@ -87,6 +90,26 @@ TEST(Check, WhereTheTwoTestsDisagreeOrOneCannotBeAskedThePointIsSuspect) {
   CheckResult result;
   result.findings = found;
   EXPECT_EQ(result.ExitCode(), 2);
+}
+
+// A machine slower than the one the segment was measured on, at the parent and now alike (the
+// parent within its segment's noise): measured again, it is noted, not failed. A parent that was
+// itself out of its segment keeps the point suspect.
+TEST(Check, MeasuredAgainAsSlowAsAParentWithinItsSegmentIsTheMachine) {
+  auto history = Series(Noisy(30, 1.0, 0.02, 21), 22);
+  HistoryPoint parent = Point(30, 1.0, 23);
+  parent.seconds = {0.95, 1.0, 1.05, 1.35, 1.45};
+  history.push_back(parent);
+  HistoryPoint now = Point(31, 1.0, 24, 10);
+  now.seconds = {1.0, 1.1, 1.25, 1.3, 1.4, 1.02, 1.12, 1.24, 1.32, 1.38};
+  EXPECT_EQ(Find(Check(history, now), "seconds")->verdict, Verdict::kSuspect);
+  const Finding again = *Find(Check(history, now, {}, true), "seconds");
+  EXPECT_EQ(again.verdict, Verdict::kNote) << again.detail;
+  EXPECT_NE(again.detail.find("the machine, not this commit"), std::string::npos) << again.detail;
+  history[29] = Point(29, 0.97, 25);  // too unlike the parent to form a segment with it
+  history.back().seconds = {1.12, 1.14, 1.16, 1.3, 1.35};
+  const Finding out = *Find(Check(history, now, {}, true), "seconds");
+  EXPECT_EQ(out.verdict, Verdict::kSuspect) << out.detail;
 }
 
 // Each commit 1% slower than the last: no single step stands out, the line through them does.
