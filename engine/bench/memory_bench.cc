@@ -1,0 +1,117 @@
+// This machine's bandwidth for what the engine's phases do to memory: rows read or
+// read-modified-written at random (a sparse score, a lazy Adam step) in a table that fits the
+// last-level cache or one far past it, and a table streamed in order (a rebuild). Run:
+//   build/release/engine/bench/memory_bench
+// Arguments: row bytes, table size, threads, and whether rows are prefetched 8 ahead as the
+// engine prefetches them. bytes_per_second counts a written row twice.
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <cstdint>
+
+#include "datasets/random.h"
+#include "engine/common/aligned.h"
+#include "engine/common/vector_ops.h"
+
+namespace sparsebench {
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+constexpr size_t kMaxTableBytes = 4096 * kMiB;  // past this machine's caches (up to 480 MiB here)
+constexpr int64_t kRowsPerIteration = int64_t{1} << 16;
+constexpr int64_t kAhead = 8;
+
+// The table, first touched by two threads as a trained layer's pages are.
+FloatVector& Table() {
+  static FloatVector table = [] {
+    FloatVector t(kMaxTableBytes / sizeof(float));
+    const auto n = static_cast<int64_t>(t.size());
+#pragma omp parallel for num_threads(2) schedule(static)
+    for (int64_t i = 0; i < n; ++i) t[static_cast<size_t>(i)] = static_cast<float>(i & 1023);
+    return t;
+  }();
+  return table;
+}
+
+// The i-th row of a pass, drawn uniformly from `rows` and new at every pass, as active neurons
+// and touched input rows fall.
+uint64_t RowOf(uint64_t pass, int64_t i, uint64_t rows) {
+  return Mix64((pass << 32) ^ static_cast<uint64_t>(i)) % rows;
+}
+
+float ReadRow(const float* row, size_t floats) {
+  float sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (size_t j = 0; j < floats; ++j) sum += row[j];
+  return sum;
+}
+
+void UpdateRow(float* row, size_t floats) {
+#pragma omp simd
+  for (size_t j = 0; j < floats; ++j) row[j] = row[j] * 0.999f + 0.001f;
+}
+
+void BM_RandomRows(benchmark::State& state, bool write) {
+  const auto row_bytes = static_cast<size_t>(state.range(0));
+  const size_t table_bytes = static_cast<size_t>(state.range(1)) * kMiB;
+  const int threads = static_cast<int>(state.range(2));
+  const bool prefetch = state.range(3) != 0;
+  float* table = Table().data();
+  const size_t floats = row_bytes / sizeof(float);
+  const uint64_t rows = table_bytes / row_bytes;
+  float sink = 0;
+  uint64_t pass = 0;
+  for (auto _ : state) {
+    ++pass;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sink)
+    for (int64_t i = 0; i < kRowsPerIteration; ++i) {
+      if (prefetch && i + kAhead < kRowsPerIteration)
+        PrefetchBytesL2(table + RowOf(pass, i + kAhead, rows) * floats, row_bytes);
+      float* row = table + RowOf(pass, i, rows) * floats;
+      if (write) {
+        UpdateRow(row, floats);
+      } else {
+        sink += ReadRow(row, floats);
+      }
+    }
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * kRowsPerIteration *
+                          static_cast<int64_t>(row_bytes * (write ? 2 : 1)));
+}
+
+// Row sizes: a bucket's line, a 128-wide bf16 row, a 128-wide float row. Tables: 16 MiB (one
+// array of the amazon670k 0.1 output layer in bf16) and 4 GiB (memory).
+void RandomArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"row_bytes", "table_mib", "threads", "prefetch"});
+  for (int64_t bytes : {64, 256, 512})
+    for (int64_t mib : {16, 4096})
+      for (int64_t threads : {1, 2})
+        for (int64_t prefetch : {0, 1}) b->Args({bytes, mib, threads, prefetch});
+  b->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK_CAPTURE(BM_RandomRows, read, false)->Apply(RandomArgs);
+BENCHMARK_CAPTURE(BM_RandomRows, update, true)->Apply(RandomArgs);
+
+// The whole table read in order: the ceiling the random cases are measured against.
+void BM_Stream(benchmark::State& state) {
+  constexpr int64_t kChunk = 4096;
+  const int threads = static_cast<int>(state.range(0));
+  const float* table = Table().data();
+  const auto chunks = static_cast<int64_t>(kMaxTableBytes / sizeof(float)) / kChunk;
+  float sink = 0;
+  for (auto _ : state) {
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sink)
+    for (int64_t c = 0; c < chunks; ++c) sink += ReadRow(table + c * kChunk, kChunk);
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(kMaxTableBytes));
+}
+BENCHMARK(BM_Stream)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(
+    benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace sparsebench
+
+BENCHMARK_MAIN();
