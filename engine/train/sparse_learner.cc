@@ -18,6 +18,7 @@
 #include "engine/model/inference.h"
 #include "engine/model/model_io.h"
 #include "engine/train/families.h"
+#include "engine/train/memory_traffic.h"
 
 namespace sparsebench {
 
@@ -296,6 +297,10 @@ bool SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan,
   end.samples = stats.samples;
   end.mean_loss = stats.mean_loss;
   end.epoch_end = true;
+  const PhaseBytes bytes = BytesMoved(stats, network_, selector_ ? selector_->bytes() : 0);
+  auto PerBatch = [&](uint64_t count) {
+    return static_cast<double>(count) / static_cast<double>(std::max<uint64_t>(batches, 1));
+  };
   end.details = {{"mean_active", stats.mean_active},
                  {"seconds_samples", stats.phases.samples},
                  {"seconds_update", stats.phases.update},
@@ -305,8 +310,11 @@ bool SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan,
                  {"buckets_probed", stats.buckets_probed},
                  {"bucket_ids_read", stats.bucket_ids_read},
                  {"multiply_adds", stats.multiply_adds(network_.shape.hidden_dim)},
-                 {"output_rows_per_batch",
-                  stats.updated_rows / static_cast<double>(std::max<uint64_t>(batches, 1))}};
+                 {"output_rows_per_batch", PerBatch(stats.output_rows_updated)},
+                 {"input_rows_per_batch", PerBatch(stats.input_rows_updated)},
+                 {"bytes_samples", bytes.samples},
+                 {"bytes_update", bytes.update},
+                 {"bytes_rebuild", bytes.rebuild}};
   return plan(end);
 }
 

@@ -103,8 +103,8 @@ void Trainer::TrainBatch(const Dataset& data, size_t begin, size_t end, EpochSta
   const auto update_start = Clock::now();
   ApplyUpdates(end - begin);
   stats.phases.update += Since(update_start);
-  stats.updated_rows +=
-      dense_ ? net_.shape.output_dim : static_cast<double>(output_batch_.unique_rows());
+  stats.output_rows_updated += dense_ ? net_.shape.output_dim : output_batch_.unique_rows();
+  stats.input_rows_updated += input_grads_.unique_rows();
   for (ThreadState& s : states_) {
     stats.mean_loss += s.loss;
     stats.mean_active += static_cast<double>(s.active_total);

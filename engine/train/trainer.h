@@ -48,7 +48,10 @@ struct EpochStats {
   uint64_t samples = 0;
   double mean_loss = 0;
   double mean_active = 0;   // output neurons per sample
-  double updated_rows = 0;  // output rows that received gradient, summed over batches
+  // Distinct rows that received gradient in a batch, summed over batches (dense output: every
+  // output row each batch).
+  uint64_t output_rows_updated = 0;
+  uint64_t input_rows_updated = 0;
   uint32_t rebuilds = 0;
   // Exact counts of the work done (deterministic at a seed, whatever the threads).
   uint64_t active_neurons = 0;  // output neurons scored, summed over samples

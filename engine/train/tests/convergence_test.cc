@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <set>
 
 #include "datasets/reader.h"
 #include "datasets/synthetic.h"
@@ -152,8 +153,9 @@ TEST_F(Amazon, WorkCountsAreExactWhateverTheThreads) {
   for (size_t r = 0; r < train_->rows(); ++r) {
     if (!train_->row(r).labels.empty()) nonzeros += train_->row(r).features.size();
   }
-  for (const char* key :
-       {"active_neurons", "buckets_probed", "bucket_ids_read", "multiply_adds", "rebuilds"}) {
+  for (const char* key : {"active_neurons", "buckets_probed", "bucket_ids_read", "multiply_adds",
+                          "rebuilds", "output_rows_per_batch", "input_rows_per_batch",
+                          "bytes_samples", "bytes_update", "bytes_rebuild"}) {
     EXPECT_EQ(one.at(key), two.at(key)) << key;
   }
   EXPECT_GT(one.at("buckets_probed"), 0);
@@ -164,6 +166,27 @@ TEST_F(Amazon, WorkCountsAreExactWhateverTheThreads) {
   const auto random = counts("sparse:out_sparsity=0.05,hash=random", 1);
   EXPECT_EQ(random.at("buckets_probed"), 0);
   EXPECT_EQ(random.at("bucket_ids_read"), 0);
+}
+
+// In one batch of every row, the distinct rows updated are counted exactly: the input rows are
+// the labelled rows' distinct features; the output rows hold every label and no more than the
+// active neurons.
+TEST_F(Amazon, DistinctRowsUpdatedInABatchAreCounted) {
+  const DataShape shape{train_->num_features, train_->num_labels};
+  TrainOptions options = Options(2);
+  options.batch = static_cast<uint32_t>(train_->rows());
+  SparseLearner learner(SparseConfig::Parse("sparse:out_sparsity=0.05", shape), shape, options);
+  const auto details = testing::TrainReportingLastEpoch(learner, *train_).details;
+  std::set<uint32_t> features, labels;
+  for (size_t r = 0; r < train_->rows(); ++r) {
+    const SparseRow row = train_->row(r);
+    if (row.labels.empty()) continue;
+    features.insert(row.features.begin(), row.features.end());
+    labels.insert(row.labels.begin(), row.labels.end());
+  }
+  EXPECT_EQ(details.at("input_rows_per_batch"), static_cast<double>(features.size()));
+  EXPECT_GE(details.at("output_rows_per_batch"), static_cast<double>(labels.size()));
+  EXPECT_LE(details.at("output_rows_per_batch"), details.at("active_neurons"));
 }
 
 }  // namespace
