@@ -261,15 +261,16 @@ BENCHMARK(BM_AdamBatchWide)->Arg(3351)->Arg(336)->Unit(benchmark::kMillisecond)-
 // The sparse output layer's pass over one batch as the engine trains it (OutputBatch: grouping
 // by row, scoring, softmax, backward fused with Adam): 256 samples with `active` (first
 // argument) distinct random rows each of `outputs` (second), 5 labels each, bf16 weights and
-// moments, 2 threads. 670,091 x 3,351: the article's width and share; 336 of 670,091 and of
-// 67,009: the width sweep's fixed count, where only the layer's size differs.
+// moments, on `threads` (third argument). 670,091 x 3,351: the article's width and share; 336
+// of 670,091 and of 67,009: the width sweep's fixed count, where only the layer's size differs.
 void BM_OutputBatch(benchmark::State& state) {
   const auto active = static_cast<uint32_t>(state.range(0));
   const auto outputs = static_cast<uint32_t>(state.range(1));
+  const auto threads = static_cast<int>(state.range(2));
   Network net = WithBf16Output(Network({16, OutputLayer::kHidden, outputs}, 9));
-  constexpr uint32_t kBatch = 256, kThreads = 2;
-  OutputBatch pass(outputs, kThreads);
-  std::vector<std::vector<Contribution>> parts(kThreads);
+  constexpr uint32_t kBatch = 256;
+  OutputBatch pass(outputs, static_cast<uint32_t>(threads));
+  std::vector<std::vector<Contribution>> parts(static_cast<size_t>(threads));
   Rng rng(5);
   std::vector<uint32_t> ids;
   std::vector<bool> taken(outputs);
@@ -290,9 +291,9 @@ void BM_OutputBatch(benchmark::State& state) {
   std::vector<float> hidden_grad(hidden.size()), losses(kBatch);
   uint64_t step = 0;
   for (auto _ : state) {
-    pass.Forward(lists, active_counts, label_counts, net.output, hidden.data(), kThreads,
+    pass.Forward(lists, active_counts, label_counts, net.output, hidden.data(), threads,
                  losses.data());
-    pass.Backward(net.output, hidden.data(), AdamStep(AdamConfig{}, ++step), kThreads,
+    pass.Backward(net.output, hidden.data(), AdamStep(AdamConfig{}, ++step), threads,
                   hidden_grad.data());
   }
   state.counters["unique_rows"] = static_cast<double>(pass.unique_rows());
@@ -301,9 +302,12 @@ void BM_OutputBatch(benchmark::State& state) {
                          benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_OutputBatch)
-    ->Args({3351, 670'091})
-    ->Args({336, 670'091})
-    ->Args({336, 67'009})
+    ->ArgNames({"active", "outputs", "threads"})
+    ->Args({3351, 670'091, 2})
+    ->Args({3351, 670'091, 1})
+    ->Args({336, 670'091, 2})
+    ->Args({336, 67'009, 2})
+    ->Args({336, 67'009, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

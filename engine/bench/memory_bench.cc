@@ -1,9 +1,11 @@
-// This machine's bandwidth for what the engine's phases do to memory: rows read or
-// read-modified-written at random (a sparse score, a lazy Adam step) in a table that fits the
-// last-level cache or one far past it, and a table streamed in order (a rebuild). Run:
-//   build/release/engine/bench/memory_bench
-// Arguments: row bytes, table size, threads, and whether rows are prefetched 8 ahead as the
-// engine prefetches them. bytes_per_second counts a written row twice.
+// This machine's bandwidth for what the engine's phases do to memory, in a table that fits the
+// last-level cache or one far past it: rows read or read-modified-written at random (the
+// forward pass's input rows, the selections' buckets) and in ascending order at a density
+// (a batch's scores and Adam steps over its distinct rows; at 100%, a rebuild's stream). Run:
+//   build/release/engine/bench/memory_bench --benchmark_format=json > bench.json
+// and tools/memory-floor prices an epoch's counted bytes with it. bytes_per_second counts a
+// written row twice; rows are prefetched 8 ahead as the engine prefetches them (RandomRows:
+// with and without).
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -17,7 +19,7 @@ namespace sparsebench {
 namespace {
 
 constexpr size_t kMiB = size_t{1} << 20;
-constexpr size_t kMaxTableBytes = 4096 * kMiB;  // past this machine's caches (up to 480 MiB here)
+constexpr size_t kMaxTableBytes = 4096 * kMiB;  // past the caches (480 MiB of L3 on some VMs)
 constexpr int64_t kRowsPerIteration = int64_t{1} << 16;
 constexpr int64_t kAhead = 8;
 
@@ -93,23 +95,52 @@ void RandomArgs(benchmark::internal::Benchmark* b) {
 BENCHMARK_CAPTURE(BM_RandomRows, read, false)->Apply(RandomArgs);
 BENCHMARK_CAPTURE(BM_RandomRows, update, true)->Apply(RandomArgs);
 
-// The whole table read in order: the ceiling the random cases are measured against.
-void BM_Stream(benchmark::State& state) {
-  constexpr int64_t kChunk = 4096;
-  const int threads = static_cast<int>(state.range(0));
-  const float* table = Table().data();
-  const auto chunks = static_cast<int64_t>(kMaxTableBytes / sizeof(float)) / kChunk;
+// Rows visited in ascending order, each row of the table in the list with probability
+// density / 100, split over the threads in contiguous ranges: how the engine's updates and
+// scores walk the distinct rows of a batch (sorted by RowGradients). Density 100: a stream.
+void BM_SortedRows(benchmark::State& state, bool write) {
+  const auto row_bytes = static_cast<size_t>(state.range(0));
+  const auto density = static_cast<uint64_t>(state.range(1));
+  const size_t table_bytes = static_cast<size_t>(state.range(2)) * kMiB;
+  const int threads = static_cast<int>(state.range(3));
+  float* table = Table().data();
+  const size_t floats = row_bytes / sizeof(float);
+  std::vector<uint32_t> rows;
+  for (uint64_t r = 0; r < table_bytes / row_bytes; ++r) {
+    if (Mix64(r) % 100 < density) rows.push_back(static_cast<uint32_t>(r));
+  }
+  const auto count = static_cast<int64_t>(rows.size());
   float sink = 0;
   for (auto _ : state) {
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sink)
-    for (int64_t c = 0; c < chunks; ++c) sink += ReadRow(table + c * kChunk, kChunk);
+    for (int64_t i = 0; i < count; ++i) {
+      if (i + kAhead < count)
+        PrefetchBytesL2(table + size_t{rows[static_cast<size_t>(i + kAhead)]} * floats, row_bytes);
+      float* row = table + size_t{rows[static_cast<size_t>(i)]} * floats;
+      if (write) {
+        UpdateRow(row, floats);
+      } else {
+        sink += ReadRow(row, floats);
+      }
+    }
   }
   benchmark::DoNotOptimize(sink);
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(kMaxTableBytes));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * count *
+                          static_cast<int64_t>(row_bytes * (write ? 2 : 1)));
 }
-BENCHMARK(BM_Stream)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(
-    benchmark::kMillisecond);
+
+// Densities: a batch's share of the input rows (about 10%), of the output rows at 3,351 of
+// 670,091 active (about 70%), and a stream (a rebuild).
+void SortedArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"row_bytes", "density", "table_mib", "threads"});
+  for (int64_t bytes : {256, 512})
+    for (int64_t density : {10, 70, 100})
+      for (int64_t mib : {16, 4096})
+        for (int64_t threads : {1, 2}) b->Args({bytes, density, mib, threads});
+  b->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+BENCHMARK_CAPTURE(BM_SortedRows, read, false)->Apply(SortedArgs);
+BENCHMARK_CAPTURE(BM_SortedRows, update, true)->Apply(SortedArgs);
 
 }  // namespace
 }  // namespace sparsebench

@@ -19,11 +19,13 @@ constexpr uint64_t kBiasBytes = sizeof(float);
 PhaseBytes BytesMoved(const EpochStats& s, const Network& net, size_t table_bytes) {
   const uint64_t in_row = WeightRowBytes(net.input), out_row = WeightRowBytes(net.output);
   PhaseBytes b;
-  b.samples = s.input_rows_updated * in_row + s.buckets_probed * kBucketBytes +
-              s.bucket_ids_read * kIdBytes + s.output_rows_updated * (out_row + kBiasBytes);
+  b.input_rows_read = s.input_rows_updated * in_row;
+  b.buckets_read = s.buckets_probed * kBucketBytes + s.bucket_ids_read * kIdBytes;
+  b.output_rows_read = s.output_rows_updated * (out_row + kBiasBytes);
   const uint64_t out_state = out_row + 2 * MomentRowBytes(net.output) + 3 * kBiasBytes;
   const uint64_t in_state = in_row + 2 * MomentRowBytes(net.input);
-  b.update = 2 * (s.output_rows_updated * out_state + s.input_rows_updated * in_state);
+  b.output_rows_updated = 2 * s.output_rows_updated * out_state;
+  b.input_rows_updated = 2 * s.input_rows_updated * in_state;
   b.rebuild = uint64_t{s.rebuilds} * (uint64_t{net.shape.output_dim} * out_row + table_bytes);
   return b;
 }

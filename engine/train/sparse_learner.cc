@@ -301,6 +301,8 @@ bool SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan,
   auto PerBatch = [&](uint64_t count) {
     return static_cast<double>(count) / static_cast<double>(std::max<uint64_t>(batches, 1));
   };
+  const double out_rows = PerBatch(stats.output_rows_updated);
+  const double in_rows = PerBatch(stats.input_rows_updated);
   end.details = {{"mean_active", stats.mean_active},
                  {"seconds_samples", stats.phases.samples},
                  {"seconds_update", stats.phases.update},
@@ -310,10 +312,17 @@ bool SparseLearner::TrainOneEpoch(const Dataset& train, const PausePlan& plan,
                  {"buckets_probed", stats.buckets_probed},
                  {"bucket_ids_read", stats.bucket_ids_read},
                  {"multiply_adds", stats.multiply_adds(network_.shape.hidden_dim)},
-                 {"output_rows_per_batch", PerBatch(stats.output_rows_updated)},
-                 {"input_rows_per_batch", PerBatch(stats.input_rows_updated)},
-                 {"bytes_samples", bytes.samples},
-                 {"bytes_update", bytes.update},
+                 {"output_rows_per_batch", out_rows},
+                 {"input_rows_per_batch", in_rows},
+                 {"output_rows_share", out_rows / network_.shape.output_dim},
+                 {"input_rows_share", in_rows / network_.shape.input_dim},
+                 {"bytes_samples", bytes.samples()},
+                 {"bytes_samples_input_rows", bytes.input_rows_read},
+                 {"bytes_samples_buckets", bytes.buckets_read},
+                 {"bytes_samples_output_rows", bytes.output_rows_read},
+                 {"bytes_update", bytes.update()},
+                 {"bytes_update_output_rows", bytes.output_rows_updated},
+                 {"bytes_update_input_rows", bytes.input_rows_updated},
                  {"bytes_rebuild", bytes.rebuild}};
   return plan(end);
 }
