@@ -53,33 +53,46 @@ void UpdateRow(float* row, size_t floats) {
   for (size_t j = 0; j < floats; ++j) row[j] = row[j] * 0.999f + 0.001f;
 }
 
+// One pass over `count` rows, the i-th at row_of(i), on `threads`, each row read (summed into
+// the result) or read-modified-written; with `prefetch`, rows 8 ahead are fetched first.
+template <typename RowOf>
+float VisitRows(float* table, size_t row_bytes, int64_t count, int threads, bool write,
+                bool prefetch, RowOf row_of) {
+  const size_t floats = row_bytes / sizeof(float);
+  float sink = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sink)
+  for (int64_t i = 0; i < count; ++i) {
+    if (prefetch && i + kAhead < count)
+      PrefetchBytesL2(table + row_of(i + kAhead) * floats, row_bytes);
+    float* row = table + row_of(i) * floats;
+    if (write) {
+      UpdateRow(row, floats);
+    } else {
+      sink += ReadRow(row, floats);
+    }
+  }
+  return sink;
+}
+
+void SetBytes(benchmark::State& state, int64_t rows, size_t row_bytes, bool write) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * rows *
+                          static_cast<int64_t>(row_bytes * (write ? 2 : 1)));
+}
+
 void BM_RandomRows(benchmark::State& state, bool write) {
   const auto row_bytes = static_cast<size_t>(state.range(0));
   const size_t table_bytes = static_cast<size_t>(state.range(1)) * kMiB;
   const int threads = static_cast<int>(state.range(2));
   const bool prefetch = state.range(3) != 0;
-  float* table = Table().data();
-  const size_t floats = row_bytes / sizeof(float);
   const uint64_t rows = table_bytes / row_bytes;
-  float sink = 0;
+  float* table = Table().data();  // made before the clock starts
   uint64_t pass = 0;
   for (auto _ : state) {
     ++pass;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sink)
-    for (int64_t i = 0; i < kRowsPerIteration; ++i) {
-      if (prefetch && i + kAhead < kRowsPerIteration)
-        PrefetchBytesL2(table + RowOf(pass, i + kAhead, rows) * floats, row_bytes);
-      float* row = table + RowOf(pass, i, rows) * floats;
-      if (write) {
-        UpdateRow(row, floats);
-      } else {
-        sink += ReadRow(row, floats);
-      }
-    }
+    benchmark::DoNotOptimize(VisitRows(table, row_bytes, kRowsPerIteration, threads, write,
+                                       prefetch, [&](int64_t i) { return RowOf(pass, i, rows); }));
   }
-  benchmark::DoNotOptimize(sink);
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * kRowsPerIteration *
-                          static_cast<int64_t>(row_bytes * (write ? 2 : 1)));
+  SetBytes(state, kRowsPerIteration, row_bytes, write);
 }
 
 // Row sizes: a bucket's line, a 128-wide bf16 row, a 128-wide float row. Tables: 16 MiB (one
@@ -103,30 +116,18 @@ void BM_SortedRows(benchmark::State& state, bool write) {
   const auto density = static_cast<uint64_t>(state.range(1));
   const size_t table_bytes = static_cast<size_t>(state.range(2)) * kMiB;
   const int threads = static_cast<int>(state.range(3));
-  float* table = Table().data();
-  const size_t floats = row_bytes / sizeof(float);
   std::vector<uint32_t> rows;
   for (uint64_t r = 0; r < table_bytes / row_bytes; ++r) {
     if (Mix64(r) % 100 < density) rows.push_back(static_cast<uint32_t>(r));
   }
   const auto count = static_cast<int64_t>(rows.size());
-  float sink = 0;
+  float* table = Table().data();
   for (auto _ : state) {
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sink)
-    for (int64_t i = 0; i < count; ++i) {
-      if (i + kAhead < count)
-        PrefetchBytesL2(table + size_t{rows[static_cast<size_t>(i + kAhead)]} * floats, row_bytes);
-      float* row = table + size_t{rows[static_cast<size_t>(i)]} * floats;
-      if (write) {
-        UpdateRow(row, floats);
-      } else {
-        sink += ReadRow(row, floats);
-      }
-    }
+    benchmark::DoNotOptimize(
+        VisitRows(table, row_bytes, count, threads, write, /*prefetch=*/true,
+                  [&](int64_t i) { return size_t{rows[static_cast<size_t>(i)]}; }));
   }
-  benchmark::DoNotOptimize(sink);
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * count *
-                          static_cast<int64_t>(row_bytes * (write ? 2 : 1)));
+  SetBytes(state, count, row_bytes, write);
 }
 
 // Densities: a batch's share of the input rows (about 10%), of the output rows at 3,351 of
