@@ -58,13 +58,22 @@ const std::vector<double>& Repeats(const HistoryPoint& p, Measure m) {
   return m == Measure::kSeconds ? p.seconds : p.ratio;
 }
 
+// A segment's mean and spread, the spread at least the noise floor's share of the mean.
+struct Spread {
+  double mean, sd;
+};
+Spread SpreadOf(const std::vector<double>& values, const CheckOptions& o) {
+  const double mean = Mean(values);
+  return {mean, std::max(StdDev(values), o.noise_floor * mean)};
+}
+
 // Whether the point at `index` was slower than the segment before it (unknown: yes).
 bool OutOfItsSegment(const std::vector<HistoryPoint>& series, size_t index, Measure m,
                      const CheckOptions& o) {
   const std::vector<double> before =
       ValuesOf(series, SegmentStart(series, index, m, o, false), index, m);
   if (before.size() < o.min_segment) return true;
-  const double mean = Mean(before), sd = std::max(StdDev(before), o.noise_floor * mean);
+  const auto [mean, sd] = SpreadOf(before, o);
   const double value = ValueOf(series[index], m);
   return !std::isfinite(value) || (value / mean - 1 > o.max_slowdown && (value - mean) / sd > o.z);
 }
@@ -80,7 +89,7 @@ Finding Timed(const std::string& cell, const std::vector<HistoryPoint>& series, 
     f.detail = fmt::format("no {} to compare", MeasureName(m));
     return f;
   }
-  const double mean = Mean(segment), sd = std::max(StdDev(segment), o.noise_floor * mean);
+  const auto [mean, sd] = SpreadOf(segment, o);
   const double change = value / mean - 1, z = (value - mean) / sd;
   f.change = change;
   const HistoryPoint& ref = series[reference];
